@@ -1,0 +1,27 @@
+//! The Terraform/OpenTofu plugin runtime shared by both providers.
+//!
+//! It speaks the plugin protocol (tfplugin6 over gRPC, behind go-plugin's handshake and
+//! AutoMTLS) and hands resources plain values. Layers, each in its own module:
+//!
+//! - [`types`], [`value`]: cty types and values; [`codec`]: msgpack and JSON on the wire;
+//! - [`schema`], [`diagnostics`]: what providers declare and report;
+//! - [`provider`]: the traits a provider, resource and data source implement;
+//! - `server`: the tfplugin6 gRPC service, translating requests to those traits;
+//! - `handshake`, `tls`, `lifecycle`: go-plugin's handshake, AutoMTLS, shutdown.
+//!
+//! Nothing here knows about Kubernetes.
+
+pub mod diagnostics;
+pub mod provider;
+pub mod schema;
+pub mod types;
+pub mod value;
+
+pub use diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
+pub use provider::{
+    ApplyRequest, ApplyResponse, DataSource, ImportRequest, ImportResponse, ImportedResource, PlanRequest,
+    PlanResponse, Provider, ReadDataRequest, ReadDataResponse, ReadRequest, ReadResponse, Resource,
+};
+pub use schema::{Attribute, Block, NestedBlock, Nesting, Schema};
+pub use types::Type;
+pub use value::{Number, Refinements, Value};

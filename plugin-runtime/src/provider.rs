@@ -1,0 +1,179 @@
+//! The provider interface: what a provider, a resource and a data source implement.
+//!
+//! A resource is a schema plus validate/plan/apply/read/import functions over plain
+//! [`Value`]s. It never sees msgpack, gRPC or the handshake: the server module does that.
+//! Every function returns its diagnostics; errors end the call, warnings ride along.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::diagnostics::{AttributePath, Diagnostics};
+use crate::schema::Schema;
+use crate::value::Value;
+
+/// A provider: its configuration block, and the resources and data sources it serves.
+#[async_trait]
+pub trait Provider: Send + Sync + 'static {
+    /// The provider block's schema.
+    fn schema(&self) -> Schema;
+
+    /// Checks the provider block; values may still be unknown.
+    fn validate_config(&self, _config: &Value) -> Diagnostics {
+        Diagnostics::new()
+    }
+
+    /// Configures the provider before any resource call that needs it. Called once per
+    /// engine run; the provider keeps what it builds (one API client shared by every call).
+    async fn configure(&self, config: &Value) -> Diagnostics;
+
+    /// Every resource type this provider serves, each under its name and aliases.
+    fn resources(&self) -> Vec<Arc<dyn Resource>>;
+
+    /// Every data source type this provider serves.
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+        Vec::new()
+    }
+
+    /// The engine asked to stop (Ctrl-C): give up on long waits.
+    async fn stop(&self) {}
+}
+
+/// One resource type.
+#[async_trait]
+pub trait Resource: Send + Sync + 'static {
+    /// The type name, e.g. `kubernetes_config_map`.
+    fn type_name(&self) -> &'static str;
+
+    /// Other names the same resource answers to, e.g. `kubernetes_config_map_v1`.
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn schema(&self) -> Schema;
+
+    /// Checks a configuration; values may be unknown.
+    fn validate(&self, _config: &Value) -> Diagnostics {
+        Diagnostics::new()
+    }
+
+    async fn plan(&self, request: PlanRequest) -> Result<PlanResponse, Diagnostics>;
+
+    /// Carries out a planned change. On failure the response still says what state the
+    /// object is in now (`Value::Null` when nothing exists), with the error in `diagnostics`.
+    async fn apply(&self, request: ApplyRequest) -> ApplyResponse;
+
+    /// Refreshes state from the real object; `Value::Null` when it is gone.
+    async fn read(&self, request: ReadRequest) -> Result<ReadResponse, Diagnostics>;
+
+    /// Reads existing objects for `terraform import` / `import` blocks.
+    async fn import(&self, request: ImportRequest) -> Result<ImportResponse, Diagnostics>;
+
+    /// Brings stored state of an older schema version up to date. The default decodes the
+    /// stored JSON against the current schema, which is right while the version is 0.
+    fn upgrade_state(&self, _version: i64, state: Value) -> Result<Value, Diagnostics> {
+        Ok(state)
+    }
+}
+
+/// One data source type.
+#[async_trait]
+pub trait DataSource: Send + Sync + 'static {
+    fn type_name(&self) -> &'static str;
+
+    fn schema(&self) -> Schema;
+
+    fn validate(&self, _config: &Value) -> Diagnostics {
+        Diagnostics::new()
+    }
+
+    async fn read(&self, request: ReadDataRequest) -> Result<ReadDataResponse, Diagnostics>;
+}
+
+/// Plan a change. `prior_state` is `Value::Null` for a create and `proposed_new_state`
+/// is `Value::Null` for a destroy (the default behaviour of the server plans destroys
+/// without calling the resource, so resources only see creates and updates).
+#[derive(Clone, Debug)]
+pub struct PlanRequest {
+    pub type_name: String,
+    pub prior_state: Value,
+    pub proposed_new_state: Value,
+    pub config: Value,
+    pub prior_private: Vec<u8>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct PlanResponse {
+    pub planned_state: Value,
+    /// Attribute paths whose change forces a replace.
+    pub requires_replace: Vec<AttributePath>,
+    /// Opaque bytes handed back at apply (e.g. a fingerprint of the live object).
+    pub planned_private: Vec<u8>,
+    /// Warnings only; errors are the `Err` side.
+    pub diagnostics: Diagnostics,
+}
+
+/// Carry out a change. `planned_state` is `Value::Null` for a destroy, `prior_state`
+/// is `Value::Null` for a create.
+#[derive(Clone, Debug)]
+pub struct ApplyRequest {
+    pub type_name: String,
+    pub prior_state: Value,
+    pub planned_state: Value,
+    pub config: Value,
+    pub planned_private: Vec<u8>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ApplyResponse {
+    pub new_state: Value,
+    pub private: Vec<u8>,
+    pub diagnostics: Diagnostics,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReadRequest {
+    pub type_name: String,
+    pub current_state: Value,
+    pub private: Vec<u8>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ReadResponse {
+    /// `Value::Null` when the object no longer exists.
+    pub new_state: Value,
+    pub private: Vec<u8>,
+    pub diagnostics: Diagnostics,
+}
+
+#[derive(Clone, Debug)]
+pub struct ImportRequest {
+    pub type_name: String,
+    pub id: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ImportResponse {
+    /// Usually one object; the engine then reads it to fill in the state.
+    pub imported: Vec<ImportedResource>,
+    pub diagnostics: Diagnostics,
+}
+
+#[derive(Clone, Debug)]
+pub struct ImportedResource {
+    pub type_name: String,
+    pub state: Value,
+    pub private: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReadDataRequest {
+    pub type_name: String,
+    pub config: Value,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ReadDataResponse {
+    pub state: Value,
+    pub diagnostics: Diagnostics,
+}

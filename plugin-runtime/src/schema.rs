@@ -1,0 +1,219 @@
+//! Schemas: what a provider, resource or data source accepts and stores.
+//!
+//! Built with small constructors so a resource's schema reads like its documentation:
+//!
+//! ```
+//! use plugin_runtime::{Attribute, Block, Schema, Type};
+//! let schema = Schema::new(0, Block::new("A ConfigMap.")
+//!     .attribute(Attribute::computed("id", Type::String, "namespace/name"))
+//!     .attribute(Attribute::optional("data", Type::map(Type::String), "Data.")));
+//! assert_eq!(schema.block.attributes.len(), 2);
+//! ```
+
+use crate::types::Type;
+
+/// A versioned schema (the version drives state upgrades).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schema {
+    pub version: i64,
+    pub block: Block,
+}
+
+/// How a nested block repeats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nesting {
+    /// At most one, null when absent.
+    Single,
+    /// Exactly one, never null: absent means all attributes null.
+    Group,
+    List,
+    Set,
+    Map,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Block {
+    pub attributes: Vec<Attribute>,
+    pub blocks: Vec<NestedBlock>,
+    /// Markdown.
+    pub description: String,
+    pub deprecated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attribute {
+    pub name: String,
+    pub ty: Type,
+    /// Markdown.
+    pub description: String,
+    pub required: bool,
+    pub optional: bool,
+    pub computed: bool,
+    pub sensitive: bool,
+    pub deprecated: bool,
+    pub write_only: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NestedBlock {
+    pub type_name: String,
+    pub block: Block,
+    pub nesting: Nesting,
+    pub min_items: i64,
+    pub max_items: i64,
+}
+
+impl Schema {
+    pub fn new(version: i64, block: Block) -> Schema {
+        Schema { version, block }
+    }
+
+    /// The object type of the whole schema, as values of it are encoded.
+    pub fn value_type(&self) -> Type {
+        self.block.value_type()
+    }
+}
+
+impl Block {
+    pub fn new(description: impl Into<String>) -> Block {
+        Block {
+            description: description.into(),
+            ..Block::default()
+        }
+    }
+
+    pub fn attribute(mut self, attribute: Attribute) -> Block {
+        self.attributes.push(attribute);
+        self
+    }
+
+    pub fn block(mut self, block: NestedBlock) -> Block {
+        self.blocks.push(block);
+        self
+    }
+
+    pub fn deprecated(mut self) -> Block {
+        self.deprecated = true;
+        self
+    }
+
+    pub fn find_attribute(&self, name: &str) -> Option<&Attribute> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+
+    pub fn find_block(&self, name: &str) -> Option<&NestedBlock> {
+        self.blocks.iter().find(|b| b.type_name == name)
+    }
+
+    /// The object type implied by the attributes and nested blocks.
+    pub fn value_type(&self) -> Type {
+        let mut fields: Vec<(String, Type)> = self
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), a.ty.clone()))
+            .collect();
+        for b in &self.blocks {
+            let inner = b.block.value_type();
+            let ty = match b.nesting {
+                Nesting::Single | Nesting::Group => inner,
+                Nesting::List => Type::list(inner),
+                Nesting::Set => Type::set(inner),
+                Nesting::Map => Type::map(inner),
+            };
+            fields.push((b.type_name.clone(), ty));
+        }
+        Type::object(fields)
+    }
+}
+
+impl Attribute {
+    fn base(name: &str, ty: Type, description: &str) -> Attribute {
+        Attribute {
+            name: name.to_string(),
+            ty,
+            description: description.to_string(),
+            required: false,
+            optional: false,
+            computed: false,
+            sensitive: false,
+            deprecated: false,
+            write_only: false,
+        }
+    }
+
+    pub fn required(name: &str, ty: Type, description: &str) -> Attribute {
+        Attribute {
+            required: true,
+            ..Attribute::base(name, ty, description)
+        }
+    }
+
+    pub fn optional(name: &str, ty: Type, description: &str) -> Attribute {
+        Attribute {
+            optional: true,
+            ..Attribute::base(name, ty, description)
+        }
+    }
+
+    /// Set by the provider only.
+    pub fn computed(name: &str, ty: Type, description: &str) -> Attribute {
+        Attribute {
+            computed: true,
+            ..Attribute::base(name, ty, description)
+        }
+    }
+
+    /// Optional, and filled in by the provider (or the server) when not set.
+    pub fn optional_computed(name: &str, ty: Type, description: &str) -> Attribute {
+        Attribute {
+            optional: true,
+            computed: true,
+            ..Attribute::base(name, ty, description)
+        }
+    }
+
+    pub fn sensitive(mut self) -> Attribute {
+        self.sensitive = true;
+        self
+    }
+
+    pub fn deprecated(mut self) -> Attribute {
+        self.deprecated = true;
+        self
+    }
+}
+
+impl NestedBlock {
+    pub fn new(type_name: &str, nesting: Nesting, block: Block) -> NestedBlock {
+        NestedBlock {
+            type_name: type_name.to_string(),
+            block,
+            nesting,
+            min_items: 0,
+            max_items: 0,
+        }
+    }
+
+    /// A block that may appear once (list nesting with max 1, as hashicorp/kubernetes does).
+    pub fn at_most_one(type_name: &str, block: Block) -> NestedBlock {
+        NestedBlock {
+            max_items: 1,
+            ..NestedBlock::new(type_name, Nesting::List, block)
+        }
+    }
+
+    /// A block that must appear exactly once (list nesting, min 1, max 1).
+    pub fn exactly_one(type_name: &str, block: Block) -> NestedBlock {
+        NestedBlock {
+            min_items: 1,
+            max_items: 1,
+            ..NestedBlock::new(type_name, Nesting::List, block)
+        }
+    }
+
+    pub fn items(mut self, min: i64, max: i64) -> NestedBlock {
+        self.min_items = min;
+        self.max_items = max;
+        self
+    }
+}

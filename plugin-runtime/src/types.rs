@@ -1,0 +1,123 @@
+//! The cty type system as the plugin protocol spells it.
+//!
+//! Schemas carry attribute types as cty type JSON (`"string"`, `["list","number"]`,
+//! `["object",{"a":"bool"}]`, ...). The codec needs the type to decode msgpack, since
+//! msgpack alone cannot tell a list from a set or an object from a map.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+/// A cty type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    String,
+    Number,
+    Bool,
+    /// Any type, chosen by the value: encoded on the wire with its concrete type beside it.
+    Dynamic,
+    List(Box<Type>),
+    Set(Box<Type>),
+    Map(Box<Type>),
+    Object(BTreeMap<String, Type>),
+    Tuple(Vec<Type>),
+}
+
+/// A type JSON document that is not a cty type.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid cty type {0}")]
+pub struct TypeError(pub String);
+
+impl Type {
+    pub fn list(element: Type) -> Type {
+        Type::List(Box::new(element))
+    }
+
+    pub fn set(element: Type) -> Type {
+        Type::Set(Box::new(element))
+    }
+
+    pub fn map(element: Type) -> Type {
+        Type::Map(Box::new(element))
+    }
+
+    pub fn object<I, K>(attributes: I) -> Type
+    where
+        I: IntoIterator<Item = (K, Type)>,
+        K: Into<String>,
+    {
+        Type::Object(attributes.into_iter().map(|(k, t)| (k.into(), t)).collect())
+    }
+
+    /// The type as cty type JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Type::String => json!("string"),
+            Type::Number => json!("number"),
+            Type::Bool => json!("bool"),
+            Type::Dynamic => json!("dynamic"),
+            Type::List(e) => json!(["list", e.to_json()]),
+            Type::Set(e) => json!(["set", e.to_json()]),
+            Type::Map(e) => json!(["map", e.to_json()]),
+            Type::Object(attrs) => {
+                let fields: serde_json::Map<String, serde_json::Value> =
+                    attrs.iter().map(|(k, t)| (k.clone(), t.to_json())).collect();
+                json!(["object", fields])
+            }
+            Type::Tuple(elems) => {
+                json!(["tuple", elems.iter().map(Type::to_json).collect::<Vec<_>>()])
+            }
+        }
+    }
+
+    /// Serialized cty type JSON, as schemas and dynamic values carry it.
+    pub fn to_json_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.to_json()).expect("type JSON always serializes")
+    }
+
+    /// Parses cty type JSON. Optional-attribute markers (a third element of an object
+    /// type) are accepted and ignored: they only matter for type conversion in the engine.
+    pub fn from_json(value: &serde_json::Value) -> Result<Type, TypeError> {
+        let bad = || TypeError(value.to_string());
+        match value {
+            serde_json::Value::String(s) => match s.as_str() {
+                "string" => Ok(Type::String),
+                "number" => Ok(Type::Number),
+                "bool" => Ok(Type::Bool),
+                "dynamic" => Ok(Type::Dynamic),
+                _ => Err(bad()),
+            },
+            serde_json::Value::Array(parts) => {
+                let kind = parts.first().and_then(|k| k.as_str()).ok_or_else(bad)?;
+                let arg = parts.get(1).ok_or_else(bad)?;
+                match kind {
+                    "list" => Ok(Type::list(Type::from_json(arg)?)),
+                    "set" => Ok(Type::set(Type::from_json(arg)?)),
+                    "map" => Ok(Type::map(Type::from_json(arg)?)),
+                    "object" => {
+                        let fields = arg.as_object().ok_or_else(bad)?;
+                        let mut attrs = BTreeMap::new();
+                        for (k, t) in fields {
+                            attrs.insert(k.clone(), Type::from_json(t)?);
+                        }
+                        Ok(Type::Object(attrs))
+                    }
+                    "tuple" => {
+                        let elems = arg.as_array().ok_or_else(bad)?;
+                        Ok(Type::Tuple(
+                            elems.iter().map(Type::from_json).collect::<Result<_, _>>()?,
+                        ))
+                    }
+                    _ => Err(bad()),
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    pub fn from_json_bytes(bytes: &[u8]) -> Result<Type, TypeError> {
+        let value: serde_json::Value = serde_json::from_slice(bytes)
+            .map_err(|_| TypeError(String::from_utf8_lossy(bytes).into_owned()))?;
+        Type::from_json(&value)
+    }
+}
