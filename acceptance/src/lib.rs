@@ -1,1 +1,12 @@
-//! stub
+//! Support for the acceptance tests: the real engine run as a user runs it, the cluster the tests
+//! run against (a real one from `KUBECONFIG`, else the in-memory test server), and the provider
+//! mirror the engine installs the providers from.
+
+//TMP pub mod cluster;
+pub mod engine;
+pub mod mirror;
+pub mod paths;
+pub mod plugin_process;
+
+//TMP pub use cluster::Cluster;
+pub use engine::{Engine, EngineOutput, PlanSummary};

@@ -1,1 +1,21 @@
-//! stub
+//! The Kubernetes side shared by both providers: the provider block and the client it
+//! builds, the estate label, how objects are named in messages, typed API errors and the
+//! retry policy. Nothing here knows about gRPC; resources turn [`ApiError`]s and
+//! [`ConnectError`]s into diagnostics through their `From` impls.
+
+pub mod api_error;
+pub mod configured;
+pub mod connection;
+pub mod estate;
+mod kubeconfig;
+pub mod object_ref;
+pub mod retry;
+mod settings;
+
+pub use api_error::ApiError;
+pub use configured::Configured;
+pub use connection::{ConnectError, Connection, connect, provider_block, validate};
+pub use estate::{ESTATE_LABEL, Estate, EstateError};
+pub use object_ref::ObjectRef;
+pub use retry::with_retry;
+pub use settings::EnvError;

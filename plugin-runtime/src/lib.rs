@@ -11,12 +11,21 @@
 //!
 //! Nothing here knows about Kubernetes.
 
+pub mod codec;
 pub mod diagnostics;
+mod go_plugin;
+pub mod handshake;
+mod lifecycle;
+mod listener;
+pub mod proto;
 pub mod provider;
 pub mod schema;
+pub mod server;
+pub mod tls;
 pub mod types;
 pub mod value;
 
+pub use lifecycle::{serve, serve_async};
 pub use diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
 pub use provider::{
     ApplyRequest, ApplyResponse, DataSource, ImportRequest, ImportResponse, ImportedResource, PlanRequest,

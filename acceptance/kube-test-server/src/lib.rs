@@ -1,1 +1,42 @@
-//! stub
+//! An in-memory Kubernetes API server for the project's tests and demo.
+//!
+//! It stands in for a real cluster where none can be installed, and is held to transcripts
+//! recorded from a real kube-apiserver v1.36 (`shared/kube-golden/`). Pure API semantics
+//! (selectors, patches, server-side apply, validation, defaults, RBAC) live in their own
+//! modules over plain JSON; the HTTP server, storage and controllers use them.
+//!
+//! Start one with [`TestServer::start`]; it listens on `https://127.0.0.1:PORT` with its own
+//! CA and accepts the static tokens of [`auth`] plus any users added through [`Options`].
+
+pub mod defaults;
+pub mod patch;
+pub mod rbac;
+pub mod selectors;
+pub mod ssa;
+pub mod validation;
+
+pub mod api;
+pub mod auth;
+pub mod client;
+pub mod controllers;
+pub mod discovery;
+pub mod handlers;
+pub mod kinds;
+pub mod kubeconfig;
+pub mod meta;
+pub mod request;
+pub mod resources;
+pub mod reviews;
+pub mod semantics;
+pub mod server;
+pub mod state;
+pub mod status;
+pub mod store;
+pub mod subresources;
+pub mod telemetry;
+pub mod testing;
+pub mod tls;
+pub mod watch;
+
+pub use server::{Options, ServerError, TestServer};
+pub use state::Rollout;

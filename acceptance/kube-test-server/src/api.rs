@@ -1,0 +1,336 @@
+//! The request pipeline: authentication, request counting and faults, RBAC, content
+//! negotiation and routing to discovery, object handlers, subresources and reviews.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full};
+use serde_json::{Value, json};
+
+use crate::auth::{Authn, UserInfo};
+use crate::discovery;
+use crate::handlers::Call;
+use crate::request::{Query, ResourcePath, Route};
+use crate::resources;
+use crate::reviews;
+use crate::semantics::{self, Attributes};
+use crate::state::Shared;
+use crate::status::{self, ApiError};
+use crate::subresources;
+use crate::telemetry::FaultKind;
+use crate::testing;
+use crate::watch;
+
+pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
+
+/// Raised to close the connection without an answer (the `drop` fault).
+#[derive(Debug, thiserror::Error)]
+#[error("connection dropped by an injected fault")]
+pub struct Dropped;
+
+/// Everything a handler needs from the HTTP request.
+pub struct Ctx {
+    pub method: Method,
+    pub query: Query,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    pub user: UserInfo,
+}
+
+impl Ctx {
+    fn header(&self, name: &str) -> &str {
+        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+    }
+
+    /// The media type of the body, without parameters.
+    pub fn content_type(&self) -> &str {
+        self.header("content-type").split(';').next().unwrap_or("").trim()
+    }
+
+    pub fn user_agent(&self) -> &str {
+        self.header("user-agent")
+    }
+
+    /// `fieldManager`, or the User-Agent's product name as the apiserver derives it.
+    pub fn manager(&self) -> String {
+        match self.query.get("fieldManager").filter(|m| !m.is_empty()) {
+            Some(m) => m.to_string(),
+            None => self.user_agent().split('/').next().unwrap_or("").to_string(),
+        }
+    }
+
+    pub fn accept(&self) -> &str {
+        self.header("accept")
+    }
+}
+
+pub enum Body {
+    Json(Value),
+    Text(String),
+    Stream(ResponseBody),
+}
+
+/// A response before it is written.
+pub struct Reply {
+    pub code: u16,
+    pub content_type: String,
+    pub body: Body,
+    pub warnings: Vec<String>,
+}
+
+impl Reply {
+    pub fn json(code: u16, value: Value) -> Self {
+        Self { code, content_type: "application/json".into(), body: Body::Json(value), warnings: Vec::new() }
+    }
+
+    pub fn text(code: u16, text: &str) -> Self {
+        Self {
+            code,
+            content_type: "text/plain; charset=utf-8".into(),
+            body: Body::Text(text.into()),
+            warnings: Vec::new(),
+        }
+    }
+
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+
+    fn page_not_found() -> Self {
+        Self::text(404, "404 page not found\n")
+    }
+}
+
+impl From<ApiError> for Reply {
+    fn from(e: ApiError) -> Self {
+        Reply::json(e.code, e.body)
+    }
+}
+
+fn render(reply: Reply) -> Response<ResponseBody> {
+    let body = match reply.body {
+        Body::Json(v) => full(serde_json::to_vec(&v).expect("JSON values serialise")),
+        Body::Text(t) => full(t.into_bytes()),
+        Body::Stream(s) => s,
+    };
+    let mut resp = Response::new(body);
+    *resp.status_mut() = StatusCode::from_u16(reply.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = resp.headers_mut();
+    if let Ok(ct) = reply.content_type.parse() {
+        headers.insert(http::header::CONTENT_TYPE, ct);
+    }
+    if reply.code == 429 {
+        headers.insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("1"));
+    }
+    for w in reply.warnings {
+        let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Ok(v) = format!("299 - \"{escaped}\"").parse() {
+            headers.append("warning", v);
+        }
+    }
+    resp
+}
+
+pub fn full(bytes: Vec<u8>) -> ResponseBody {
+    UnsyncBoxBody::new(Full::new(Bytes::from(bytes)))
+}
+
+/// Serves one HTTP request.
+pub async fn handle(st: Shared, req: Request<hyper::body::Incoming>) -> Result<Response<ResponseBody>, Dropped> {
+    let (parts, body) = req.into_parts();
+    let body = match body.collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => return Err(Dropped),
+    };
+    let path = parts.uri.path().to_string();
+    let query = Query::parse(parts.uri.query());
+    let authn = st.auth.authenticate(parts.headers.get(http::header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
+    let user = match authn {
+        Authn::User(u) => u,
+        Authn::Rejected => return Ok(render(status::unauthorized().into())),
+    };
+    let ctx = Ctx { method: parts.method, query, headers: parts.headers, body, user };
+    if let Some(rest) = path.strip_prefix("/_test/") {
+        return Ok(render(testing::handle(&st, &ctx, rest)));
+    }
+    let route = Route::parse(&path);
+    let attrs = attributes(&ctx, &route, &path);
+    st.telemetry.count(&ctx.user.name, &attrs.verb, &attrs.resource, ctx.user_agent());
+    if attrs.path.is_none() {
+        if let Some(fault) = st.telemetry.take_fault(&attrs.resource, &attrs.verb) {
+            match fault.kind {
+                FaultKind::Latency => tokio::time::sleep(fault.latency()).await,
+                FaultKind::TooManyRequests => return Ok(render(status::too_many_requests().into())),
+                FaultKind::InternalError => return Ok(render(status::internal_error("injected fault").into())),
+                FaultKind::Conflict => {
+                    let t = status::Target { group: &attrs.api_group, resource: &attrs.resource, name: Some(&attrs.name) };
+                    return Ok(render(status::conflict(t).into()));
+                }
+                FaultKind::Drop => return Err(Dropped),
+            }
+        }
+    }
+    if !authorized(&st, &ctx.user, &attrs) {
+        return Ok(render(forbidden(&ctx.user, &attrs).into()));
+    }
+    let reply = match dispatch(&st, &ctx, route).await {
+        Ok(r) => r,
+        Err(e) => e.into(),
+    };
+    Ok(render(reply))
+}
+
+/// The RBAC attributes of a request (kube's RequestInfo).
+fn attributes(ctx: &Ctx, route: &Route, path: &str) -> Attributes {
+    let Route::Resource(rp) = route else {
+        // Non-resource requests use the lowercased HTTP method as their verb.
+        let verb = match ctx.method {
+            Method::GET | Method::HEAD => "get".to_string(),
+            ref m => m.as_str().to_lowercase(),
+        };
+        return Attributes { verb, path: Some(path.to_string()), ..Default::default() };
+    };
+    let verb = match (&ctx.method, rp.name.is_some()) {
+        (&Method::GET, true) => "get",
+        (&Method::GET, false) if ctx.query.flag("watch") => "watch",
+        (&Method::GET, false) => "list",
+        (&Method::POST, _) => "create",
+        (&Method::PUT, _) => "update",
+        (&Method::PATCH, _) => "patch",
+        (&Method::DELETE, true) => "delete",
+        (&Method::DELETE, false) => "deletecollection",
+        (m, _) => return Attributes { verb: m.as_str().to_lowercase(), ..resource_attrs(rp) },
+    };
+    Attributes { verb: verb.into(), ..resource_attrs(rp) }
+}
+
+fn resource_attrs(rp: &ResourcePath) -> Attributes {
+    let namespace = if rp.resource == "namespaces" {
+        rp.name.clone().unwrap_or_default()
+    } else {
+        rp.namespace.clone().unwrap_or_default()
+    };
+    Attributes {
+        verb: String::new(),
+        namespace,
+        api_group: rp.group.clone(),
+        resource: rp.resource.clone(),
+        subresource: rp.subresource.clone().unwrap_or_default(),
+        name: rp.name.clone().unwrap_or_default(),
+        path: None,
+    }
+}
+
+fn authorized(st: &Shared, user: &UserInfo, attrs: &Attributes) -> bool {
+    if user.is_admin() {
+        return true;
+    }
+    let policy = reviews::policy(st);
+    semantics::authorize(&policy, user, attrs).allowed
+}
+
+fn forbidden(user: &UserInfo, attrs: &Attributes) -> ApiError {
+    match &attrs.path {
+        Some(path) => status::failure(
+            403,
+            "Forbidden",
+            &format!("forbidden: User \"{}\" cannot {} path \"{path}\"", user.name, attrs.verb),
+            Some(json!({})),
+        ),
+        None => semantics::forbidden(user, attrs),
+    }
+}
+
+/// Whether the client accepts a JSON answer (kube serves JSON, YAML and protobuf).
+fn acceptable(accept: &str) -> bool {
+    accept.is_empty()
+        || accept.split(',').any(|t| {
+            let media = t.split(';').next().unwrap_or("").trim();
+            matches!(
+                media,
+                "" | "*/*" | "application/*" | "application/json" | "application/yaml" | "application/vnd.kubernetes.protobuf"
+            )
+        })
+}
+
+/// Whether the client asks for aggregated discovery (v2) before anything else it accepts.
+fn wants_aggregated(accept: &str) -> bool {
+    accept.split(',').next().is_some_and(|first| {
+        first.contains("as=APIGroupDiscoveryList") && first.contains("g=apidiscovery.k8s.io") && first.contains("v=v2")
+            && !first.contains("v=v2beta1")
+    })
+}
+
+async fn dispatch(st: &Shared, ctx: &Ctx, route: Route) -> Result<Reply, ApiError> {
+    if !acceptable(ctx.accept()) {
+        return Err(status::not_acceptable());
+    }
+    match route {
+        Route::NonResource(path) => Ok(non_resource(&path)),
+        Route::CoreVersions | Route::Groups => {
+            let core = route == Route::CoreVersions;
+            if wants_aggregated(ctx.accept()) {
+                let mut r = Reply::json(200, discovery::aggregated(core));
+                r.content_type = discovery::AGGREGATED_CONTENT_TYPE.into();
+                return Ok(r);
+            }
+            Ok(Reply::json(200, if core { discovery::core_versions(&st.address) } else { discovery::groups() }))
+        }
+        Route::Group(g) => Ok(discovery::group(&g).map(|d| Reply::json(200, d)).unwrap_or_else(Reply::page_not_found)),
+        Route::GroupVersion(g, v) => {
+            Ok(discovery::group_version(&g, &v).map(|d| Reply::json(200, d)).unwrap_or_else(Reply::page_not_found))
+        }
+        Route::Resource(rp) => resource(st, ctx, rp).await,
+    }
+}
+
+fn non_resource(path: &str) -> Reply {
+    match path.trim_end_matches('/') {
+        "/version" => Reply::json(200, discovery::version()),
+        "/healthz" | "/livez" | "/readyz" => Reply::text(200, "ok"),
+        _ => Reply::page_not_found(),
+    }
+}
+
+async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, ApiError> {
+    if !discovery::serves_group_version(&rp.group, &rp.version) {
+        return Ok(Reply::page_not_found());
+    }
+    if rp.group == "authorization.k8s.io" && rp.name.is_none() {
+        if let Some(reply) = reviews::handle(st, ctx, &rp)? {
+            return Ok(reply);
+        }
+    }
+    let Some(rt) = resources::find(&rp.group, &rp.version, &rp.resource) else {
+        return Err(status::unknown_resource());
+    };
+    let namespace_mismatch = if rt.namespaced { rp.namespace.is_none() && rp.name.is_some() } else { rp.namespace.is_some() };
+    if namespace_mismatch {
+        return Err(status::unknown_resource());
+    }
+    let call = Call {
+        st,
+        ctx,
+        rt,
+        version: rp.version.clone(),
+        namespace: if rt.namespaced { rp.namespace.clone().unwrap_or_default() } else { String::new() },
+        name: rp.name.clone(),
+    };
+    if let Some(sub) = rp.subresource.as_deref() {
+        return subresources::handle(&call, sub);
+    }
+    match (&ctx.method, call.name.is_some()) {
+        (&Method::GET, true) => call.get(),
+        (&Method::GET, false) if ctx.query.flag("watch") => watch::serve(&call),
+        (&Method::GET, false) => call.list(),
+        (&Method::POST, false) => call.create(),
+        (&Method::PUT, true) => call.update(),
+        (&Method::PATCH, true) => call.patch(),
+        (&Method::DELETE, true) => call.delete(),
+        (&Method::DELETE, false) => call.delete_collection(),
+        _ => Err(status::method_not_allowed()),
+    }
+}

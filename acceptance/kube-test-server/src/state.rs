@@ -1,0 +1,61 @@
+//! The shared state of one running server: storage, credentials, options and test hooks.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::auth::Authenticator;
+use crate::store::Store;
+use crate::telemetry::Telemetry;
+use crate::tls::CaMaterial;
+
+/// What the Deployment controller does with new Deployments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Rollout {
+    /// Status is filled in shortly after each change, with all replicas ready.
+    #[default]
+    Ready,
+    /// Status is filled in but no replica ever becomes ready or available.
+    NeverReady,
+    /// No Deployment controller, as in the recorded cluster: status stays `{}`.
+    Off,
+}
+
+pub struct State {
+    store: Mutex<Store>,
+    pub auth: Authenticator,
+    pub ca: CaMaterial,
+    /// `host:port` the server listens on (for `/api`'s serverAddressByClientCIDRs).
+    pub address: String,
+    pub rollout: Mutex<Rollout>,
+    pub telemetry: Telemetry,
+    /// Where the store is saved after writes, if anywhere.
+    pub state_file: Option<PathBuf>,
+    /// Signals the persistence task that something was written.
+    pub written: tokio::sync::Notify,
+}
+
+pub type Shared = Arc<State>;
+
+impl State {
+    pub fn new(store: Store, ca: CaMaterial, address: String, rollout: Rollout, state_file: Option<PathBuf>) -> Self {
+        Self {
+            store: Mutex::new(store),
+            auth: Authenticator::new(),
+            ca,
+            address,
+            rollout: Mutex::new(rollout),
+            telemetry: Telemetry::default(),
+            state_file,
+            written: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Locks the store; a panic while it was held leaves it usable (data is plain JSON).
+    pub fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn rollout(&self) -> Rollout {
+        *self.rollout.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

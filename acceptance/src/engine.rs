@@ -1,0 +1,223 @@
+//! The real engine (Terraform or OpenTofu), run as a user runs it: installed providers come from
+//! the project's mirror through `dist/terraformrc`, never from `dev_overrides`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::{mirror, paths};
+
+/// What one run of the engine (or kubectl) printed, and how it ended.
+#[derive(Debug, Clone)]
+pub struct EngineOutput {
+    /// The exit code; 128 + N when the process was ended by signal N.
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl EngineOutput {
+    pub fn success(&self) -> bool {
+        self.code == 0
+    }
+
+    /// Stdout then stderr, for assertions on a message wherever it was printed.
+    pub fn combined(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+impl std::fmt::Display for EngineOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit code {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+/// Commands that accept `-no-color` (it must follow the command name).
+const NO_COLOR_COMMANDS: [&str; 12] =
+    ["init", "validate", "plan", "apply", "destroy", "refresh", "import", "show", "output", "console", "taint", "untaint"];
+
+/// Runs a blocking program with a deadline, capturing its output.
+pub(crate) fn run_command(mut command: Command, timeout: Duration) -> EngineOutput {
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let mut bytes = Vec::new();
+                // A read error leaves what was read so far; the exit code tells the rest.
+                let _ = pipe.read_to_end(&mut bytes);
+                text = String::from_utf8_lossy(&bytes).into_owned();
+            }
+            text
+        })
+    };
+    let stdout = reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait().expect("waiting for a child process") {
+            Some(status) => break status,
+            None if Instant::now() >= deadline => {
+                timed_out = true;
+                // Already exited between the check and the kill: fine, wait() collects it.
+                let _ = child.kill();
+                break child.wait().expect("waiting for a killed child process");
+            }
+            None => thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    let mut stderr = stderr.join().expect("stderr reader");
+    if timed_out {
+        stderr.push_str(&format!("\n[acceptance] killed after {timeout:?}: {command:?}\n"));
+    }
+    EngineOutput { code, stdout: stdout.join().expect("stdout reader"), stderr }
+}
+
+/// The engine in one working directory, with the environment a test gives it.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    program: PathBuf,
+    workdir: PathBuf,
+    envs: Vec<(String, String)>,
+    timeout: Duration,
+}
+
+impl Engine {
+    /// The engine in `workdir`: `$TF` when set, else `.tools/bin/terraform`, else `terraform`
+    /// on PATH. Builds and packs the providers first (once per test process).
+    pub fn new(workdir: &Path) -> Engine {
+        let cli_config = mirror::ensure();
+        let program = match std::env::var_os("TF") {
+            Some(tf) if !tf.is_empty() => PathBuf::from(tf),
+            _ => paths::tool("terraform"),
+        };
+        let cli_config = cli_config.to_string_lossy();
+        let envs = [("TF_CLI_CONFIG_FILE", cli_config.as_ref()), ("TF_IN_AUTOMATION", "1"), ("TF_INPUT", "0")];
+        Engine {
+            program,
+            workdir: workdir.to_path_buf(),
+            envs: envs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            timeout: Duration::from_secs(300),
+        }
+    }
+
+    /// Adds an environment variable for every run (e.g. `KUBECONFIG`, `TF_VAR_*`).
+    pub fn env(mut self, key: &str, val: &str) -> Engine {
+        self.envs.push((key.to_string(), val.to_string()));
+        self
+    }
+
+    /// How long one run may take before it is killed (default 300 s).
+    pub fn timeout(mut self, timeout: Duration) -> Engine {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.program);
+        command.current_dir(&self.workdir);
+        // Providers must come from the mirror: a user's plugin cache would bypass it.
+        command.env_remove("TF_PLUGIN_CACHE_DIR");
+        command.envs(self.envs.iter().map(|(k, v)| (k, v)));
+        match args.split_first() {
+            Some((first, rest)) if NO_COLOR_COMMANDS.contains(first) => {
+                command.arg(first).arg("-no-color").args(rest);
+            }
+            _ => {
+                command.args(args);
+            }
+        }
+        command
+    }
+
+    /// Runs the engine to completion (stdin closed, colours off).
+    pub fn run(&self, args: &[&str]) -> EngineOutput {
+        run_command(self.command(args), self.timeout)
+    }
+
+    /// Starts the engine with stdout and stderr piped, e.g. to kill it mid-apply.
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        let mut command = self.command(args);
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command.spawn().unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"))
+    }
+
+    /// `init -input=false`: installs the providers from the mirror.
+    pub fn init(&self) -> EngineOutput {
+        self.run(&["init", "-input=false"])
+    }
+
+    /// `plan -out=<file> <extra>`, then `show -json <file>` when the plan was written.
+    pub fn plan_json(&self, extra: &[&str]) -> (EngineOutput, Option<PlanSummary>) {
+        let dir = tempfile::tempdir().expect("a temporary folder for the plan file");
+        let plan_file = dir.path().join("plan.tfplan");
+        let out_arg = format!("-out={}", plan_file.display());
+        let mut args = vec!["plan", "-input=false", out_arg.as_str()];
+        args.extend_from_slice(extra);
+        let plan = self.run(&args);
+        if !plan_file.exists() {
+            return (plan, None);
+        }
+        let show = self.run(&["show", "-json", &plan_file.to_string_lossy()]);
+        assert!(show.success(), "show -json of a written plan failed:\n{show}");
+        let raw = serde_json::from_str(&show.stdout)
+            .unwrap_or_else(|e| panic!("show -json printed no JSON ({e}):\n{show}"));
+        (plan, Some(PlanSummary::from_json(raw)))
+    }
+}
+
+/// A saved plan as `show -json` describes it.
+#[derive(Debug, Clone)]
+pub struct PlanSummary {
+    pub raw: serde_json::Value,
+    /// Every resource change: its address and actions (e.g. `["create"]`, `["delete","create"]`).
+    pub changes: Vec<(String, Vec<String>)>,
+}
+
+impl PlanSummary {
+    pub fn from_json(raw: serde_json::Value) -> PlanSummary {
+        let changes = raw["resource_changes"]
+            .as_array()
+            .map(|changes| {
+                changes
+                    .iter()
+                    .map(|change| {
+                        let address = change["address"].as_str().unwrap_or_default().to_string();
+                        let actions = change["change"]["actions"]
+                            .as_array()
+                            .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                            .unwrap_or_default();
+                        (address, actions)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        PlanSummary { raw, changes }
+    }
+
+    /// The actions planned for `address`, if the plan mentions it.
+    pub fn actions(&self, address: &str) -> Option<&[String]> {
+        self.changes.iter().find(|(a, _)| a == address).map(|(_, actions)| actions.as_slice())
+    }
+
+    /// How many resources have `action` among their actions (a replace counts as both).
+    pub fn count(&self, action: &str) -> usize {
+        self.changes.iter().filter(|(_, actions)| actions.iter().any(|a| a == action)).count()
+    }
+
+    /// True when no resource changes: every action is `no-op` or `read`.
+    pub fn is_empty(&self) -> bool {
+        self.changes.iter().all(|(_, actions)| actions.iter().all(|a| a == "no-op" || a == "read"))
+    }
+}

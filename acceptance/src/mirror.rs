@@ -1,0 +1,152 @@
+//! The providers packed as the engine installs them: a filesystem mirror in the "packed" layout
+//! (`HOST/NAMESPACE/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip`) with SHA256SUMS and
+//! manifest files beside each archive, and a CLI configuration that installs the project's
+//! providers from that mirror and everything else directly. `terraform init` then checks and
+//! records the archives' hashes in `.terraform.lock.hcl` like for any registry provider.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+use zip::write::SimpleFileOptions;
+
+use crate::paths;
+
+/// Registry host and namespace the providers are published under.
+pub const HOST: &str = "registry.terraform.io";
+pub const NAMESPACE: &str = "choudoufu";
+/// Provider types, each built as the binary `terraform-provider-<type>` by the package `provider-<type>`.
+pub const PROVIDER_TYPES: [&str; 2] = ["live", "records"];
+/// The providers' version: the workspace version, shared by every crate.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+const MANIFEST: &str = "{\"version\":1,\"metadata\":{\"protocol_versions\":[\"6.0\"]}}\n";
+
+#[derive(Debug, thiserror::Error)]
+pub enum MirrorError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: {source}")]
+    Zip { path: PathBuf, source: zip::result::ZipError },
+    #[error("provider binary {0} is missing: build it with `make build`")]
+    MissingBinary(PathBuf),
+    #[error("`cargo build --release` of the providers failed ({0})")]
+    Cargo(String),
+    #[error("no provider platform name for this machine ({0})")]
+    Platform(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> MirrorError + '_ {
+    move |source| MirrorError::Io { path: path.to_path_buf(), source }
+}
+
+/// The engine's platform name for this machine, e.g. `linux_amd64`.
+pub fn platform() -> Result<String, MirrorError> {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        "arm" => "arm",
+        other => return Err(MirrorError::Platform(other.to_string())),
+    };
+    Ok(format!("{}_{arch}", std::env::consts::OS))
+}
+
+/// The mirror folder holding the archives of provider `type_name`.
+pub fn provider_dir(mirror: &Path, type_name: &str) -> PathBuf {
+    mirror.join(HOST).join(NAMESPACE).join(type_name)
+}
+
+/// Packs the binaries in `release_dir` into `dist/mirror` and writes `dist/terraformrc`.
+/// Archives are byte-for-byte reproducible (fixed timestamps), and every file is replaced
+/// atomically, so concurrent runs and readers never see a half-written file.
+pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
+    let platform = platform()?;
+    let mirror = dist.join("mirror");
+    for type_name in PROVIDER_TYPES {
+        let binary = release_dir.join(format!("terraform-provider-{type_name}"));
+        if !binary.is_file() {
+            return Err(MirrorError::MissingBinary(binary));
+        }
+        let dir = provider_dir(&mirror, type_name);
+        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let stem = format!("terraform-provider-{type_name}_{VERSION}");
+        let archive = dir.join(format!("{stem}_{platform}.zip"));
+        let inner_name = format!("terraform-provider-{type_name}_v{VERSION}");
+        let bytes = zip_one(&binary, &inner_name)?;
+        let sums = format!("{:x}  {}\n", Sha256::digest(&bytes), file_name(&archive));
+        write_atomic(&archive, &bytes)?;
+        write_atomic(&dir.join(format!("{stem}_SHA256SUMS")), sums.as_bytes())?;
+        write_atomic(&dir.join(format!("{stem}_manifest.json")), MANIFEST.as_bytes())?;
+    }
+    write_atomic(&dist.join("terraformrc"), cli_config(&mirror).as_bytes())
+}
+
+/// The CLI configuration: the project's providers come only from the mirror.
+fn cli_config(mirror: &Path) -> String {
+    let include = format!("{HOST}/{NAMESPACE}/*");
+    format!(
+        "# Written by `make build`: install the project's providers from the local mirror.\n\
+         provider_installation {{\n  \
+           filesystem_mirror {{\n    path    = \"{}\"\n    include = [\"{include}\"]\n  }}\n  \
+           direct {{\n    exclude = [\"{include}\"]\n  }}\n\
+         }}\n",
+        mirror.display()
+    )
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// A zip archive holding the one executable `binary` under `inner_name`.
+fn zip_one(binary: &Path, inner_name: &str) -> Result<Vec<u8>, MirrorError> {
+    let content = fs::read(binary).map_err(io_err(binary))?;
+    let zip_err = |source| MirrorError::Zip { path: binary.to_path_buf(), source };
+    let mut writer = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+    let options = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o755);
+    writer.start_file(inner_name, options).map_err(zip_err)?;
+    writer.write_all(&content).map_err(io_err(binary))?;
+    Ok(writer.finish().map_err(zip_err)?.into_inner())
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it into place.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MirrorError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
+    tmp.write_all(bytes).map_err(io_err(path))?;
+    tmp.persist(path).map_err(|e| MirrorError::Io { path: path.to_path_buf(), source: e.error })?;
+    Ok(())
+}
+
+/// Builds the release providers (a quick no-op when they are current) and packs them, once per
+/// process: tests always run the providers built from the current sources, as a user installs them.
+pub fn ensure() -> &'static Path {
+    static DONE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let done = DONE.get_or_init(|| build_and_package().map_err(|e| e.to_string()));
+    match done {
+        Ok(path) => path,
+        Err(e) => panic!("cannot prepare the provider mirror: {e}"),
+    }
+}
+
+fn build_and_package() -> Result<PathBuf, MirrorError> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.current_dir(paths::workspace_root()).args(["build", "--release", "--quiet"]);
+    for type_name in PROVIDER_TYPES {
+        build.args(["-p", &format!("provider-{type_name}")]);
+    }
+    let status = build.status().map_err(|e| MirrorError::Cargo(e.to_string()))?;
+    if !status.success() {
+        return Err(MirrorError::Cargo(status.to_string()));
+    }
+    package(&paths::target_dir().join("release"), &paths::dist_dir())?;
+    Ok(paths::cli_config())
+}

@@ -1,0 +1,387 @@
+//! The provider block both providers share, its validation, and the client it builds.
+
+use std::path::Path;
+
+use plugin_runtime::{Attribute, AttributePath, Block, Diagnostic, Diagnostics, NestedBlock, Type, Value};
+
+use crate::estate::{Estate, EstateError};
+use crate::kubeconfig::{client_config, normalize_host};
+use crate::settings::{EnvError, STRING_SETTINGS, Settings, expand_home};
+
+/// A client for the cluster, and the estate the provider block names.
+#[derive(Clone)]
+pub struct Connection {
+    pub client: kube::Client,
+    pub estate: Estate,
+}
+
+/// Why no client could be built from the provider block.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("the provider block sets no estate")]
+    MissingEstate,
+    #[error(transparent)]
+    Estate(#[from] EstateError),
+    #[error("provider setting {attribute} is not known yet")]
+    Unknown { attribute: String },
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    #[error("host {host:?} is not a valid API server URL: {reason}")]
+    InvalidHost { host: String, reason: String },
+    #[error("cannot load the kubeconfig from {location}: {source}")]
+    Kubeconfig {
+        location: String,
+        #[source]
+        source: kube::config::KubeconfigError,
+    },
+    #[error("{what} {name:?} is not in the kubeconfig")]
+    NotInKubeconfig { what: &'static str, name: String },
+    #[error("no API server host: neither the provider block nor the kubeconfig names one")]
+    NoHost,
+    #[error("no Kubernetes connection is configured, and KUBECONFIG / ~/.kube/config cannot be read")]
+    NoConfiguration,
+    #[error("cannot build the Kubernetes client: {0}")]
+    Client(#[source] kube::Error),
+}
+
+impl From<ConnectError> for Diagnostic {
+    fn from(err: ConnectError) -> Diagnostic {
+        let summary = "Cannot connect to Kubernetes";
+        let at = |name: &str| AttributePath::root(name);
+        match &err {
+            ConnectError::MissingEstate | ConnectError::Estate(_) => {
+                Diagnostic::error("Invalid estate", err.to_string()).at(at("estate"))
+            }
+            ConnectError::Unknown { attribute } => Diagnostic::error(
+                summary,
+                format!(
+                    "The provider setting {attribute} depends on a value not known until apply. \
+                     Connection settings must be known at plan time: apply its dependencies first \
+                     (terraform apply -target=...), or set it from a known value."
+                ),
+            )
+            .at(at(attribute.split('.').next().unwrap_or(attribute))),
+            ConnectError::InvalidHost { .. } => Diagnostic::error(summary, err.to_string()).at(at("host")),
+            ConnectError::NotInKubeconfig { what, .. } => {
+                let attribute = match *what {
+                    "cluster" => "config_context_cluster",
+                    "user" => "config_context_auth_info",
+                    _ => "config_context",
+                };
+                Diagnostic::error(summary, err.to_string()).at(at(attribute))
+            }
+            ConnectError::NoHost | ConnectError::NoConfiguration => Diagnostic::error(
+                summary,
+                format!(
+                    "{err}. Set host (with token, client certificate or exec), or config_path \
+                     naming a kubeconfig file."
+                ),
+            ),
+            _ => Diagnostic::error(summary, err.to_string()),
+        }
+    }
+}
+
+/// The provider block: `estate` plus the connection settings of hashicorp/kubernetes v3,
+/// with the same environment fallbacks. Callers append their own attributes and blocks.
+pub fn provider_block(description: &str) -> Block {
+    let mut block = Block::new(description).attribute(Attribute::required(
+        "estate",
+        Type::String,
+        "The estate this configuration is: every object it manages carries the label \
+         `tofu-estate=<estate>`, and its recorded outputs live in namespace \
+         `tofu-records-<estate>`. Lowercase letters, digits and '-', at most 50 characters.",
+    ));
+    for s in STRING_SETTINGS {
+        let description = match s.env {
+            Some(env) => format!("{} Can be sourced from `{env}`.", s.description),
+            None => s.description.to_string(),
+        };
+        let attribute = Attribute::optional(s.name, Type::String, &description);
+        block = block.attribute(if s.sensitive {
+            attribute.sensitive()
+        } else {
+            attribute
+        });
+    }
+    block
+        .attribute(Attribute::optional(
+            "insecure",
+            Type::Bool,
+            "Whether the server should be accessed without verifying the TLS certificate. \
+             Can be sourced from `KUBE_INSECURE`.",
+        ))
+        .attribute(Attribute::optional(
+            "config_paths",
+            Type::list(Type::String),
+            "A list of paths to kube config files. Can be sourced from `KUBE_CONFIG_PATHS`.",
+        ))
+        .block(NestedBlock::at_most_one(
+            "exec",
+            Block::new("A credential plugin that prints an ExecCredential with a token.")
+                .attribute(Attribute::required(
+                    "api_version",
+                    Type::String,
+                    "API version of the ExecCredential.",
+                ))
+                .attribute(Attribute::required("command", Type::String, "Command to run."))
+                .attribute(Attribute::optional(
+                    "env",
+                    Type::map(Type::String),
+                    "Extra environment variables.",
+                ))
+                .attribute(Attribute::optional(
+                    "args",
+                    Type::list(Type::String),
+                    "Arguments.",
+                )),
+        ))
+}
+
+/// Checks what is known of a provider block: the estate's syntax, settings that exclude
+/// each other, the host URL and that named kubeconfig files exist. Unknown values are
+/// skipped; the environment is not consulted (it is read at configure time).
+pub fn validate(config: &Value) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let known = |name: &str| config.get(name).as_str();
+    if let Some(estate) = known("estate")
+        && let Err(e) = Estate::parse(estate)
+    {
+        diags.push(ConnectError::Estate(e).into());
+    }
+    if let Some(host) = known("host")
+        && let Err(e) = normalize_host(host)
+    {
+        diags.push(e.into());
+    }
+    let set = |name: &str| !config.get(name).is_null();
+    if set("config_path") && set("config_paths") {
+        diags.push(
+            Diagnostic::error(
+                "Conflicting provider settings",
+                "Set config_path or config_paths, not both.",
+            )
+            .at(AttributePath::root("config_paths")),
+        );
+    }
+    if config.get("insecure").as_bool() == Some(true) && set("cluster_ca_certificate") {
+        diags.push(
+            Diagnostic::error(
+                "Conflicting provider settings",
+                "insecure = true skips verifying the server certificate, so a \
+                 cluster_ca_certificate cannot be used with it. Remove one of them.",
+            )
+            .at(AttributePath::root("insecure")),
+        );
+    }
+    for (has, lacks) in [
+        ("client_certificate", "client_key"),
+        ("client_key", "client_certificate"),
+    ] {
+        if set(has) && config.get(lacks).is_null() {
+            diags.push(
+                Diagnostic::error(
+                    "Incomplete provider settings",
+                    format!("{has} is set but {lacks} is not: client TLS authentication needs both."),
+                )
+                .at(AttributePath::root(lacks)),
+            );
+        }
+    }
+    let mut check_file = |path: &str, at: AttributePath| {
+        let expanded = expand_home(path);
+        if !Path::new(&expanded).is_file() {
+            diags.push(
+                Diagnostic::error(
+                    "Kubeconfig file not found",
+                    format!("There is no file at {path:?}: name an existing kubeconfig file."),
+                )
+                .at(at),
+            );
+        }
+    };
+    if let Some(path) = known("config_path") {
+        check_file(path, AttributePath::root("config_path"));
+    }
+    for (i, p) in config.get("config_paths").elements().iter().enumerate() {
+        if let Some(path) = p.as_str() {
+            check_file(path, AttributePath::root("config_paths").index(i as i64));
+        }
+    }
+    diags
+}
+
+/// Builds the client from a wholly known provider block, with environment fallbacks.
+pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
+    if let Some(name) = first_unknown(config) {
+        return Err(ConnectError::Unknown { attribute: name });
+    }
+    let estate = match config.get("estate").as_str() {
+        Some(e) => Estate::parse(e)?,
+        None => return Err(ConnectError::MissingEstate),
+    };
+    let settings = Settings::resolve(config, &|var| std::env::var(var).ok())?;
+    install_crypto_provider();
+    let client_config = client_config(&settings).await?;
+    let client = kube::Client::try_from(client_config).map_err(ConnectError::Client)?;
+    Ok(Connection { client, estate })
+}
+
+/// The first top-level attribute that is not wholly known.
+fn first_unknown(config: &Value) -> Option<String> {
+    config
+        .entries()?
+        .iter()
+        .find(|(_, v)| !v.is_wholly_known())
+        .map(|(k, _)| k.clone())
+}
+
+/// rustls needs one process-wide crypto provider; aws-lc-rs is the one the plugin
+/// runtime uses too, so whichever installs it first wins and the other is a no-op.
+fn install_crypto_provider() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path_of(d: &Diagnostic) -> String {
+        d.attribute.as_ref().map(ToString::to_string).unwrap_or_default()
+    }
+
+    #[test]
+    fn block_has_hashicorp_settings_and_types() {
+        let block = provider_block("test");
+        let Type::Object(fields) = block.value_type() else {
+            panic!("not an object")
+        };
+        for name in [
+            "estate",
+            "host",
+            "username",
+            "password",
+            "insecure",
+            "tls_server_name",
+            "client_certificate",
+            "client_key",
+            "cluster_ca_certificate",
+            "config_path",
+            "config_paths",
+            "config_context",
+            "config_context_auth_info",
+            "config_context_cluster",
+            "token",
+            "proxy_url",
+            "exec",
+        ] {
+            assert!(fields.contains_key(name), "{name}");
+        }
+        assert_eq!(fields.len(), 17);
+        assert_eq!(fields["insecure"], Type::Bool);
+        assert_eq!(fields["config_paths"], Type::list(Type::String));
+        assert_eq!(
+            fields["exec"],
+            Type::list(Type::object([
+                ("api_version", Type::String),
+                ("command", Type::String),
+                ("env", Type::map(Type::String)),
+                ("args", Type::list(Type::String)),
+            ]))
+        );
+        assert!(block.find_attribute("estate").unwrap().required);
+        for secret in ["token", "client_key", "password"] {
+            assert!(block.find_attribute(secret).unwrap().sensitive, "{secret}");
+        }
+        assert!(!block.find_attribute("host").unwrap().sensitive);
+        assert_eq!(block.find_block("exec").unwrap().max_items, 1);
+    }
+
+    #[test]
+    fn validate_reports_bad_estate_at_estate() {
+        let diags = validate(&Value::object([("estate", Value::string("Bad_Estate!"))]));
+        assert_eq!(diags.0.len(), 1);
+        let d = &diags.0[0];
+        assert_eq!(path_of(d), "estate");
+        assert!(
+            d.detail
+                .starts_with("estate \"Bad_Estate!\" is not a valid Kubernetes label value: ")
+        );
+        let long = "a".repeat(64);
+        assert!(validate(&Value::object([("estate", Value::string(long))])).has_errors());
+        assert!(validate(&Value::object([("estate", Value::string(""))])).has_errors());
+    }
+
+    #[test]
+    fn validate_skips_unknowns_and_accepts_good_blocks() {
+        let diags = validate(&Value::object([
+            ("estate", Value::unknown()),
+            ("host", Value::unknown()),
+            ("config_path", Value::unknown()),
+        ]));
+        assert!(diags.is_empty(), "{diags:?}");
+        let diags = validate(&Value::object([
+            ("estate", Value::string("network")),
+            ("host", Value::string("https://127.0.0.1:6443")),
+            ("token", Value::string("t")),
+        ]));
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    #[test]
+    fn validate_reports_conflicts_and_missing_files() {
+        let diags = validate(&Value::object([
+            ("estate", Value::string("app")),
+            ("host", Value::string("ftp://x")),
+            ("config_path", Value::string("/nonexistent/kubeconfig")),
+            ("config_paths", Value::List(vec![Value::string("/nonexistent/b")])),
+            ("insecure", Value::Bool(true)),
+            ("cluster_ca_certificate", Value::string("PEM")),
+            ("client_certificate", Value::string("PEM")),
+        ]));
+        let paths: Vec<String> = diags.0.iter().map(path_of).collect();
+        assert_eq!(
+            paths,
+            [
+                "host",
+                "config_paths",
+                "insecure",
+                "client_key",
+                "config_path",
+                "config_paths[0]"
+            ]
+        );
+        assert!(diags.0[4].detail.contains("/nonexistent/kubeconfig"));
+    }
+
+    #[tokio::test]
+    async fn connect_needs_known_values_and_a_good_estate() {
+        let err = connect(&Value::object([
+            ("estate", Value::string("x")),
+            ("host", Value::unknown()),
+        ]))
+        .await
+        .err()
+        .unwrap();
+        assert_eq!(path_of(&Diagnostic::from(err)), "host");
+        let err = connect(&Value::object([("estate", Value::string("Bad_Estate!"))]))
+            .await
+            .err()
+            .unwrap();
+        let d = Diagnostic::from(err);
+        assert_eq!(path_of(&d), "estate");
+        assert!(d.detail.contains("not a valid Kubernetes label value"));
+    }
+
+    #[tokio::test]
+    async fn connect_builds_a_client_without_contacting_the_server() {
+        let c = connect(&Value::object([
+            ("estate", Value::string("network")),
+            ("host", Value::string("https://127.0.0.1:1")),
+            ("token", Value::string("t")),
+        ]))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.estate.as_str(), "network");
+    }
+}

@@ -1,0 +1,334 @@
+//! From resolved settings to a kube client configuration, the way client-go's loading
+//! rules do it: a kubeconfig (the configured files, or KUBECONFIG / ~/.kube/config when no
+//! host is given) picks a context, cluster and user; explicit settings override them.
+
+use std::collections::HashMap;
+
+use base64::Engine;
+use kube::config::{
+    AuthInfo, Cluster, Context, ExecConfig, ExecInteractiveMode, KubeConfigOptions, Kubeconfig,
+    NamedAuthInfo, NamedCluster, NamedContext,
+};
+use secrecy::SecretString;
+
+use crate::connection::ConnectError;
+use crate::settings::{Settings, expand_home};
+
+/// The name of the single context, cluster and user the client is built from.
+const PROVIDER: &str = "provider";
+
+/// The kube client configuration these settings describe.
+pub(crate) async fn client_config(s: &Settings) -> Result<kube::Config, ConnectError> {
+    let base = load_base(s)?;
+    let (mut cluster, mut user, namespace) = select(&base, s)?;
+    override_cluster(&mut cluster, s)?;
+    override_user(&mut user, s);
+    if cluster.server.is_none() {
+        return Err(ConnectError::NoHost);
+    }
+    let single = Kubeconfig {
+        clusters: vec![NamedCluster {
+            name: PROVIDER.into(),
+            cluster: Some(cluster),
+            ..NamedCluster::default()
+        }],
+        auth_infos: vec![NamedAuthInfo {
+            name: PROVIDER.into(),
+            auth_info: Some(user),
+            ..NamedAuthInfo::default()
+        }],
+        contexts: vec![NamedContext {
+            name: PROVIDER.into(),
+            context: Some(Context {
+                cluster: PROVIDER.into(),
+                user: Some(PROVIDER.into()),
+                namespace,
+                ..Context::default()
+            }),
+            ..NamedContext::default()
+        }],
+        current_context: Some(PROVIDER.into()),
+        ..Kubeconfig::default()
+    };
+    let mut config = kube::Config::from_custom_kubeconfig(single, &KubeConfigOptions::default())
+        .await
+        .map_err(|source| ConnectError::Kubeconfig {
+            location: "the provider block".into(),
+            source,
+        })?;
+    // One retry policy for every call: `retry::with_retry`, bounded in time.
+    config.default_retry = false;
+    Ok(config)
+}
+
+/// The kubeconfig to pick from: the configured files merged in order, the user's default
+/// one when no host is configured either, or none.
+fn load_base(s: &Settings) -> Result<Kubeconfig, ConnectError> {
+    if !s.config_paths.is_empty() {
+        let mut merged = Kubeconfig::default();
+        for path in &s.config_paths {
+            let path = expand_home(path);
+            let next = Kubeconfig::read_from(&path).map_err(|source| ConnectError::Kubeconfig {
+                location: path.clone(),
+                source,
+            })?;
+            merged = merged.merge(next).map_err(|source| ConnectError::Kubeconfig {
+                location: path.clone(),
+                source,
+            })?;
+        }
+        return Ok(merged);
+    }
+    if s.get("host").is_some() {
+        return Ok(Kubeconfig::default());
+    }
+    Kubeconfig::read().map_err(|_| ConnectError::NoConfiguration)
+}
+
+/// The cluster, user and namespace of the chosen context, with the context overrides.
+fn select(base: &Kubeconfig, s: &Settings) -> Result<(Cluster, AuthInfo, Option<String>), ConnectError> {
+    let Some(context_name) = s.get("config_context").or(base.current_context.as_deref()) else {
+        return Ok((Cluster::default(), AuthInfo::default(), None));
+    };
+    let context = base
+        .contexts
+        .iter()
+        .find(|c| c.name == context_name)
+        .and_then(|c| c.context.clone())
+        .ok_or_else(|| ConnectError::NotInKubeconfig {
+            what: "context",
+            name: context_name.to_string(),
+        })?;
+    let cluster_name = s.get("config_context_cluster").unwrap_or(&context.cluster);
+    let cluster = base
+        .clusters
+        .iter()
+        .find(|c| c.name == cluster_name)
+        .and_then(|c| c.cluster.clone())
+        .ok_or_else(|| ConnectError::NotInKubeconfig {
+            what: "cluster",
+            name: cluster_name.to_string(),
+        })?;
+    // Like client-go, a context without a (known) user connects anonymously.
+    let user = s
+        .get("config_context_auth_info")
+        .or(context.user.as_deref())
+        .and_then(|name| base.auth_infos.iter().find(|u| u.name == name))
+        .and_then(|u| u.auth_info.clone())
+        .unwrap_or_default();
+    Ok((cluster, user, context.namespace))
+}
+
+fn override_cluster(cluster: &mut Cluster, s: &Settings) -> Result<(), ConnectError> {
+    if let Some(host) = s.get("host") {
+        cluster.server = Some(normalize_host(host)?);
+    }
+    if let Some(insecure) = s.insecure {
+        cluster.insecure_skip_tls_verify = Some(insecure);
+    }
+    if let Some(ca) = s.get("cluster_ca_certificate") {
+        cluster.certificate_authority = None;
+        cluster.certificate_authority_data = Some(base64_of(ca));
+    }
+    if let Some(name) = s.get("tls_server_name") {
+        cluster.tls_server_name = Some(name.to_string());
+    }
+    if let Some(proxy) = s.get("proxy_url") {
+        cluster.proxy_url = Some(proxy.to_string());
+    }
+    Ok(())
+}
+
+fn override_user(user: &mut AuthInfo, s: &Settings) {
+    if let Some(name) = s.get("username") {
+        user.username = Some(name.to_string());
+    }
+    if let Some(password) = s.get("password") {
+        user.password = Some(SecretString::from(password.to_string()));
+    }
+    if let Some(token) = s.get("token") {
+        user.token = Some(SecretString::from(token.to_string()));
+        user.token_file = None;
+    }
+    if let Some(cert) = s.get("client_certificate") {
+        user.client_certificate = None;
+        user.client_certificate_data = Some(base64_of(cert));
+    }
+    if let Some(key) = s.get("client_key") {
+        user.client_key = None;
+        user.client_key_data = Some(SecretString::from(base64_of(key)));
+    }
+    if let Some(exec) = &s.exec {
+        user.exec = Some(ExecConfig {
+            api_version: Some(exec.api_version.clone()),
+            command: Some(exec.command.clone()),
+            args: Some(exec.args.clone()),
+            env: Some(
+                exec.env
+                    .iter()
+                    .map(|(k, v)| {
+                        HashMap::from([("name".to_string(), k.clone()), ("value".to_string(), v.clone())])
+                    })
+                    .collect(),
+            ),
+            // The engine owns the terminal: a plugin must never prompt.
+            interactive_mode: Some(ExecInteractiveMode::Never),
+            ..ExecConfig::default()
+        });
+    }
+}
+
+/// The API server URL: a bare `host[:port]` means HTTPS, as in client-go.
+pub(crate) fn normalize_host(host: &str) -> Result<String, ConnectError> {
+    let url = if host.contains("://") {
+        host.to_string()
+    } else {
+        format!("https://{host}")
+    };
+    let bad = |reason: &str| ConnectError::InvalidHost {
+        host: host.to_string(),
+        reason: reason.to_string(),
+    };
+    let uri: http::Uri = url
+        .parse()
+        .map_err(|e: http::uri::InvalidUri| bad(&e.to_string()))?;
+    match uri.scheme_str() {
+        Some("https" | "http") => {}
+        _ => return Err(bad("the scheme must be https or http")),
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err(bad("it names no host"));
+    }
+    Ok(url)
+}
+
+/// Kubeconfig `*-data` fields hold base64 of the PEM text.
+fn base64_of(pem: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(pem.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use secrecy::ExposeSecret;
+
+    use super::*;
+
+    fn settings(pairs: &[(&'static str, &str)]) -> Settings {
+        Settings {
+            strings: pairs.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+            ..Settings::default()
+        }
+    }
+
+    const KUBECONFIG: &str = r#"
+apiVersion: v1
+kind: Config
+current-context: main
+clusters:
+- name: main
+  cluster: {server: "https://main.example:6443", insecure-skip-tls-verify: true}
+- name: other
+  cluster: {server: "https://other.example:6443", insecure-skip-tls-verify: true}
+users:
+- name: alice
+  user: {token: alice-token}
+- name: bob
+  user: {token: bob-token}
+contexts:
+- name: main
+  context: {cluster: main, user: alice, namespace: team}
+- name: second
+  context: {cluster: other, user: bob}
+"#;
+
+    fn kubeconfig_file() -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(KUBECONFIG.as_bytes()).unwrap();
+        f
+    }
+
+    fn token(c: &kube::Config) -> String {
+        c.auth_info.token.as_ref().unwrap().expose_secret().to_string()
+    }
+
+    #[tokio::test]
+    async fn explicit_host_and_token() {
+        let c = client_config(&settings(&[("host", "10.0.0.1:6443"), ("token", "t0")]))
+            .await
+            .unwrap();
+        assert_eq!(c.cluster_url.to_string(), "https://10.0.0.1:6443/");
+        assert_eq!(token(&c), "t0");
+        assert!(!c.default_retry);
+    }
+
+    #[tokio::test]
+    async fn kubeconfig_with_context_overrides_and_explicit_wins() {
+        let f = kubeconfig_file();
+        let path = f.path().to_string_lossy().into_owned();
+        let mut s = settings(&[]);
+        s.config_paths = vec![path.clone()];
+        let c = client_config(&s).await.unwrap();
+        assert_eq!(c.cluster_url.to_string(), "https://main.example:6443/");
+        assert_eq!(c.default_namespace, "team");
+        assert_eq!(token(&c), "alice-token");
+
+        let mut s = settings(&[("config_context", "second")]);
+        s.config_paths = vec![path.clone()];
+        let c = client_config(&s).await.unwrap();
+        assert_eq!(c.cluster_url.to_string(), "https://other.example:6443/");
+        assert_eq!(token(&c), "bob-token");
+
+        let mut s = settings(&[
+            ("config_context_auth_info", "bob"),
+            ("config_context_cluster", "other"),
+        ]);
+        s.config_paths = vec![path.clone()];
+        let c = client_config(&s).await.unwrap();
+        assert_eq!(c.cluster_url.to_string(), "https://other.example:6443/");
+        assert_eq!(token(&c), "bob-token");
+
+        let mut s = settings(&[("token", "explicit"), ("host", "https://h:1")]);
+        s.config_paths = vec![path.clone()];
+        s.insecure = Some(false);
+        let c = client_config(&s).await.unwrap();
+        assert_eq!(c.cluster_url.to_string(), "https://h:1/");
+        assert_eq!(token(&c), "explicit");
+        assert!(!c.accept_invalid_certs);
+
+        let mut s = settings(&[("config_context", "missing")]);
+        s.config_paths = vec![path];
+        let err = client_config(&s).await.unwrap_err();
+        assert!(
+            matches!(err, ConnectError::NotInKubeconfig { what: "context", .. }),
+            "{err:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn exec_becomes_a_kubeconfig_exec_entry() {
+        let mut s = settings(&[("host", "https://h")]);
+        s.exec = Some(crate::settings::Exec {
+            api_version: "client.authentication.k8s.io/v1".into(),
+            command: "get-token".into(),
+            env: [("A".to_string(), "1".to_string())].into(),
+            args: vec!["--x".into()],
+        });
+        let c = client_config(&s).await.unwrap();
+        let exec = c.auth_info.exec.unwrap();
+        assert_eq!(exec.command.as_deref(), Some("get-token"));
+        assert_eq!(exec.args.unwrap(), ["--x"]);
+        assert_eq!(exec.env.unwrap()[0]["name"], "A");
+        assert_eq!(exec.interactive_mode, Some(ExecInteractiveMode::Never));
+    }
+
+    #[test]
+    fn hosts() {
+        assert_eq!(normalize_host("1.2.3.4").unwrap(), "https://1.2.3.4");
+        assert_eq!(normalize_host("http://h:8080").unwrap(), "http://h:8080");
+        assert!(normalize_host("ftp://h").is_err());
+        assert!(normalize_host("https://").is_err());
+        assert!(normalize_host("bad host").is_err());
+    }
+}

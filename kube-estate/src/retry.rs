@@ -1,0 +1,159 @@
+//! Retries for an overloaded or failing API server: 429 and 5xx answers are tried again
+//! with exponential backoff (or the server's Retry-After hint), a bounded number of times
+//! within a bounded time, so a plan never hangs on a sick cluster.
+//!
+//! The client is built with kube's own retry layer off, so this is the one retry policy.
+
+use std::future::Future;
+use std::time::Duration;
+
+/// At most this many calls in all.
+const MAX_ATTEMPTS: u32 = 5;
+/// First wait; each next wait doubles.
+const FIRST_DELAY: Duration = Duration::from_millis(200);
+/// A server's Retry-After hint is honoured up to this long.
+const MAX_DELAY: Duration = Duration::from_secs(4);
+/// Total time spent waiting, over all retries.
+const MAX_TOTAL_WAIT: Duration = Duration::from_secs(10);
+
+/// Runs `op` until it succeeds, fails with an error not worth retrying, or the budget of
+/// attempts and waiting time is spent; the last error is returned.
+pub async fn with_retry<T, F, Fut>(mut op: F) -> Result<T, kube::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, kube::Error>>,
+{
+    let mut waited = Duration::ZERO;
+    let mut attempt = 1;
+    loop {
+        let err = match op().await {
+            Ok(v) => return Ok(v),
+            Err(err) => err,
+        };
+        let Some(hint) = retry_hint(&err) else {
+            return Err(err);
+        };
+        let delay = hint
+            .unwrap_or_else(|| FIRST_DELAY * 2u32.pow(attempt - 1))
+            .min(MAX_DELAY);
+        if attempt >= MAX_ATTEMPTS || waited + delay > MAX_TOTAL_WAIT {
+            return Err(err);
+        }
+        tracing::debug!(
+            attempt,
+            ?delay,
+            "retrying Kubernetes API call after {}",
+            status_code(&err)
+        );
+        tokio::time::sleep(delay).await;
+        waited += delay;
+        attempt += 1;
+    }
+}
+
+/// `None` when the error is final; `Some(hint)` when it is worth retrying, with the
+/// server's Retry-After (`details.retryAfterSeconds`) when it gave one.
+fn retry_hint(err: &kube::Error) -> Option<Option<Duration>> {
+    match err {
+        kube::Error::Api(status) if status.code == 429 || (500..=599).contains(&status.code) => Some(
+            status
+                .details
+                .as_ref()
+                .map(|d| d.retry_after_seconds)
+                .filter(|s| *s > 0)
+                .map(|s| Duration::from_secs(s.into())),
+        ),
+        _ => None,
+    }
+}
+
+fn status_code(err: &kube::Error) -> u16 {
+    match err {
+        kube::Error::Api(status) => status.code,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use kube::core::Status;
+    use kube::core::response::StatusDetails;
+
+    use super::*;
+
+    fn status(code: u16) -> kube::Error {
+        kube::Error::Api(Status::failure("x", "").with_code(code).boxed())
+    }
+
+    /// A fake call failing with `code` for the first `failures` calls, counting calls.
+    async fn run(code: u16, failures: u32) -> (Result<u32, kube::Error>, u32) {
+        let calls = AtomicU32::new(0);
+        let result = with_retry(|| {
+            let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+            async move { if n <= failures { Err(status(code)) } else { Ok(n) } }
+        })
+        .await;
+        (result, calls.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retries_throttling_and_server_errors_until_success() {
+        let (r, calls) = run(429, 2).await;
+        assert_eq!(r.unwrap(), 3);
+        assert_eq!(calls, 3);
+        let (r, calls) = run(503, 4).await;
+        assert_eq!(r.unwrap(), 5);
+        assert_eq!(calls, 5);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn gives_up_after_five_attempts() {
+        let start = tokio::time::Instant::now();
+        let (r, calls) = run(500, 100).await;
+        assert!(matches!(r, Err(kube::Error::Api(s)) if s.code == 500));
+        assert_eq!(calls, MAX_ATTEMPTS);
+        // 200 + 400 + 800 + 1600 ms of backoff.
+        assert_eq!(start.elapsed(), Duration::from_millis(3000));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn client_errors_are_not_retried() {
+        for code in [400, 403, 404, 409, 422] {
+            let (r, calls) = run(code, 100).await;
+            assert!(r.is_err());
+            assert_eq!(calls, 1, "{code}");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn honours_retry_after_within_the_budget() {
+        let start = tokio::time::Instant::now();
+        let calls = AtomicU32::new(0);
+        let r: Result<(), kube::Error> = with_retry(|| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            async {
+                let details = StatusDetails {
+                    name: String::new(),
+                    group: String::new(),
+                    kind: String::new(),
+                    uid: String::new(),
+                    causes: vec![],
+                    retry_after_seconds: 3,
+                };
+                Err(kube::Error::Api(
+                    Status::failure("slow down", "TooManyRequests")
+                        .with_code(429)
+                        .with_details(details)
+                        .boxed(),
+                ))
+            }
+        })
+        .await;
+        assert!(r.is_err());
+        // 3 s waits: three fit in the 10 s budget, a fourth would not.
+        assert_eq!(calls.load(Ordering::SeqCst), 4);
+        assert_eq!(start.elapsed(), Duration::from_secs(9));
+    }
+}

@@ -1,0 +1,293 @@
+//! The connection settings of a provider block, with hashicorp/kubernetes' environment
+//! fallbacks applied: one table names each setting, its environment variable and its
+//! documentation, so the schema and the resolution cannot drift apart.
+
+use std::collections::BTreeMap;
+
+use plugin_runtime::Value;
+
+/// A string setting of the provider block.
+pub(crate) struct StringSetting {
+    pub name: &'static str,
+    pub env: Option<&'static str>,
+    pub sensitive: bool,
+    pub description: &'static str,
+}
+
+const fn setting(
+    name: &'static str,
+    env: Option<&'static str>,
+    sensitive: bool,
+    description: &'static str,
+) -> StringSetting {
+    StringSetting {
+        name,
+        env,
+        sensitive,
+        description,
+    }
+}
+
+pub(crate) const STRING_SETTINGS: &[StringSetting] = &[
+    setting(
+        "host",
+        Some("KUBE_HOST"),
+        false,
+        "The hostname (in form of URI) of the Kubernetes API server.",
+    ),
+    setting(
+        "username",
+        Some("KUBE_USER"),
+        false,
+        "Username for basic authentication.",
+    ),
+    setting(
+        "password",
+        Some("KUBE_PASSWORD"),
+        true,
+        "Password for basic authentication.",
+    ),
+    setting(
+        "tls_server_name",
+        Some("KUBE_TLS_SERVER_NAME"),
+        false,
+        "Server name passed to the server for SNI and used to verify its certificate.",
+    ),
+    setting(
+        "client_certificate",
+        Some("KUBE_CLIENT_CERT_DATA"),
+        false,
+        "PEM-encoded client certificate for TLS authentication.",
+    ),
+    setting(
+        "client_key",
+        Some("KUBE_CLIENT_KEY_DATA"),
+        true,
+        "PEM-encoded client certificate key for TLS authentication.",
+    ),
+    setting(
+        "cluster_ca_certificate",
+        Some("KUBE_CLUSTER_CA_CERT_DATA"),
+        false,
+        "PEM-encoded root certificates bundle for TLS authentication.",
+    ),
+    setting(
+        "config_path",
+        Some("KUBE_CONFIG_PATH"),
+        false,
+        "Path to the kube config file.",
+    ),
+    setting(
+        "config_context",
+        Some("KUBE_CTX"),
+        false,
+        "Context to choose from the kube config file.",
+    ),
+    setting(
+        "config_context_auth_info",
+        Some("KUBE_CTX_AUTH_INFO"),
+        false,
+        "Authentication info (user) to use from the kube config file, overriding the context's.",
+    ),
+    setting(
+        "config_context_cluster",
+        Some("KUBE_CTX_CLUSTER"),
+        false,
+        "Cluster to use from the kube config file, overriding the context's.",
+    ),
+    setting(
+        "token",
+        Some("KUBE_TOKEN"),
+        true,
+        "Token to authenticate a service account or user.",
+    ),
+    setting(
+        "proxy_url",
+        Some("KUBE_PROXY_URL"),
+        false,
+        "URL of the proxy to use for requests to the API server.",
+    ),
+];
+
+/// The `exec` block: a credential plugin run to obtain a token.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Exec {
+    pub api_version: String,
+    pub command: String,
+    pub env: BTreeMap<String, String>,
+    pub args: Vec<String>,
+}
+
+/// Every connection setting, from the block or its environment fallback.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Settings {
+    pub strings: BTreeMap<&'static str, String>,
+    pub insecure: Option<bool>,
+    pub config_paths: Vec<String>,
+    pub exec: Option<Exec>,
+}
+
+/// An environment variable whose value the setting cannot take.
+#[derive(Debug, thiserror::Error)]
+#[error("environment variable {var} is {value:?}, which is not a boolean (true or false)")]
+pub struct EnvError {
+    pub var: &'static str,
+    pub value: String,
+}
+
+impl Settings {
+    /// Resolves a wholly known provider block, looking up fallbacks with `env`.
+    pub fn resolve(config: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, EnvError> {
+        let nonempty_env = |var: &str| env(var).filter(|v| !v.is_empty());
+        let mut strings = BTreeMap::new();
+        for s in STRING_SETTINGS {
+            let value = config
+                .get(s.name)
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| s.env.and_then(nonempty_env));
+            if let Some(v) = value {
+                strings.insert(s.name, v);
+            }
+        }
+        let insecure = match config.get("insecure").as_bool() {
+            Some(b) => Some(b),
+            None => match nonempty_env("KUBE_INSECURE") {
+                None => None,
+                Some(v) => Some(parse_bool(&v).ok_or(EnvError {
+                    var: "KUBE_INSECURE",
+                    value: v,
+                })?),
+            },
+        };
+        let mut config_paths: Vec<String> = config
+            .get("config_paths")
+            .elements()
+            .iter()
+            .filter_map(|p| p.as_str().map(str::to_string))
+            .collect();
+        if config_paths.is_empty()
+            && config.get("config_paths").is_null()
+            && let Some(v) = nonempty_env("KUBE_CONFIG_PATHS")
+        {
+            config_paths = std::env::split_paths(&v)
+                .map(|p| p.to_string_lossy().into_owned())
+                .filter(|p| !p.is_empty())
+                .collect();
+        }
+        if let Some(p) = strings.remove("config_path") {
+            config_paths.insert(0, p);
+        }
+        let exec = config.get("exec").elements().first().map(|e| Exec {
+            api_version: e.get("api_version").as_str().unwrap_or_default().to_string(),
+            command: e.get("command").as_str().unwrap_or_default().to_string(),
+            env: e
+                .get("env")
+                .entries()
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            args: e
+                .get("args")
+                .elements()
+                .iter()
+                .filter_map(|a| a.as_str().map(str::to_string))
+                .collect(),
+        });
+        Ok(Settings {
+            strings,
+            insecure,
+            config_paths,
+            exec,
+        })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.strings.get(name).map(String::as_str)
+    }
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "1" | "t" => Some(true),
+        "false" | "0" | "f" => Some(false),
+        _ => None,
+    }
+}
+
+/// Expands a leading `~/` to the home directory, as hashicorp/kubernetes does for paths.
+pub(crate) fn expand_home(path: &str) -> String {
+    match (path.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}/{rest}"),
+        _ => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn block_values_win_over_environment() {
+        let config = Value::object([
+            ("host", Value::string("https://block:6443")),
+            ("token", Value::Null),
+            ("insecure", Value::Bool(false)),
+        ]);
+        let env = env_of(&[
+            ("KUBE_HOST", "https://env:6443"),
+            ("KUBE_TOKEN", "from-env"),
+            ("KUBE_INSECURE", "true"),
+            ("KUBE_CTX", ""),
+        ]);
+        let s = Settings::resolve(&config, &env).unwrap();
+        assert_eq!(s.get("host"), Some("https://block:6443"));
+        assert_eq!(s.get("token"), Some("from-env"));
+        assert_eq!(s.insecure, Some(false));
+        assert_eq!(s.get("config_context"), None, "empty env values count as unset");
+    }
+
+    #[test]
+    fn config_paths_come_from_path_paths_or_env() {
+        let config = Value::object([
+            ("config_path", Value::string("/a")),
+            ("config_paths", Value::List(vec![Value::string("/b")])),
+        ]);
+        let s = Settings::resolve(&config, &env_of(&[])).unwrap();
+        assert_eq!(s.config_paths, ["/a", "/b"]);
+        let s = Settings::resolve(
+            &Value::object([("estate", Value::string("x"))]),
+            &env_of(&[("KUBE_CONFIG_PATHS", "/c:/d")]),
+        )
+        .unwrap();
+        assert_eq!(s.config_paths, ["/c", "/d"]);
+    }
+
+    #[test]
+    fn exec_block_and_bad_env_bool() {
+        let exec = Value::object([
+            ("api_version", Value::string("client.authentication.k8s.io/v1")),
+            ("command", Value::string("get-token")),
+            ("env", Value::string_map([("A", "1")])),
+            ("args", Value::List(vec![Value::string("--x")])),
+        ]);
+        let s = Settings::resolve(&Value::object([("exec", Value::List(vec![exec]))]), &env_of(&[])).unwrap();
+        let e = s.exec.unwrap();
+        assert_eq!(e.command, "get-token");
+        assert_eq!(e.env["A"], "1");
+        assert_eq!(e.args, ["--x"]);
+        let err = Settings::resolve(
+            &Value::object([("x", Value::Null)]),
+            &env_of(&[("KUBE_INSECURE", "yes")]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("KUBE_INSECURE"));
+    }
+}

@@ -1,0 +1,597 @@
+//! The tfplugin6 `Provider` gRPC service, translating each RPC into calls on the
+//! [`Provider`], [`Resource`] and [`DataSource`] traits.
+//!
+//! Values are decoded against the schema of the type named in the request and encoded
+//! back the same way; failures of the protocol layer itself (an unknown type name, a value
+//! that does not decode) become error diagnostics here, at one boundary. Nothing here logs
+//! a value: configurations and states carry secrets.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use tonic::{Request, Response, Status};
+
+use crate::codec::{self, CodecError};
+use crate::diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
+use crate::proto::tfplugin6 as pb;
+use crate::provider::{
+    ApplyRequest, DataSource, ImportRequest, PlanRequest, Provider, ReadDataRequest, ReadRequest, Resource,
+};
+use crate::schema::{Block, Nesting, Schema};
+use crate::types::Type;
+use crate::value::Value;
+
+type RpcResult<T> = Result<Response<T>, Status>;
+
+/// What went wrong in the protocol layer, before or after a provider call.
+#[derive(Debug, thiserror::Error)]
+enum ServerError {
+    #[error("this provider has no resource type {0:?}")]
+    UnknownResource(String),
+    #[error("this provider has no data source {0:?}")]
+    UnknownDataSource(String),
+    #[error("invalid {what} from the engine: {source}")]
+    Decode { what: &'static str, source: CodecError },
+    #[error("the provider produced an invalid {what}: {source}")]
+    Encode { what: &'static str, source: CodecError },
+    #[error("stored state in the legacy flatmap format cannot be upgraded by this provider")]
+    FlatmapState,
+}
+
+impl From<ServerError> for Diagnostic {
+    fn from(e: ServerError) -> Diagnostic {
+        let path = match &e {
+            ServerError::Decode { source, .. } | ServerError::Encode { source, .. } => {
+                Some(source.path.clone()).filter(|p| !p.0.is_empty())
+            }
+            _ => None,
+        };
+        let summary = match &e {
+            ServerError::UnknownResource(_) => "Unknown resource type",
+            ServerError::UnknownDataSource(_) => "Unknown data source",
+            ServerError::Decode { .. } => "Invalid value from Terraform",
+            ServerError::Encode { .. } => "Provider produced an invalid value",
+            ServerError::FlatmapState => "Unsupported state format",
+        };
+        let diagnostic = Diagnostic::error(summary, e.to_string());
+        match path {
+            Some(p) => diagnostic.at(p),
+            None => diagnostic,
+        }
+    }
+}
+
+impl From<ServerError> for Diagnostics {
+    fn from(e: ServerError) -> Diagnostics {
+        Diagnostic::from(e).into()
+    }
+}
+
+/// A resource type with its schema, computed once.
+struct ResourceEntry {
+    resource: Arc<dyn Resource>,
+    schema: Schema,
+    value_type: Type,
+}
+
+struct DataSourceEntry {
+    data_source: Arc<dyn DataSource>,
+    schema: Schema,
+    value_type: Type,
+}
+
+/// The tfplugin6 service over one provider.
+pub struct ProviderService<P: Provider> {
+    provider: Arc<P>,
+    provider_schema: Schema,
+    provider_type: Type,
+    /// Keyed by type name and by every alias.
+    resources: BTreeMap<String, Arc<ResourceEntry>>,
+    data_sources: BTreeMap<String, Arc<DataSourceEntry>>,
+}
+
+impl<P: Provider> ProviderService<P> {
+    pub fn new(provider: P) -> ProviderService<P> {
+        let provider_schema = provider.schema();
+        let mut resources = BTreeMap::new();
+        for resource in provider.resources() {
+            let schema = resource.schema();
+            let entry = Arc::new(ResourceEntry {
+                value_type: schema.value_type(),
+                schema,
+                resource: resource.clone(),
+            });
+            for name in std::iter::once(resource.type_name()).chain(resource.aliases().iter().copied()) {
+                resources.insert(name.to_string(), entry.clone());
+            }
+        }
+        let data_sources = provider
+            .data_sources()
+            .into_iter()
+            .map(|data_source| {
+                let schema = data_source.schema();
+                let entry = DataSourceEntry {
+                    value_type: schema.value_type(),
+                    schema,
+                    data_source: data_source.clone(),
+                };
+                (data_source.type_name().to_string(), Arc::new(entry))
+            })
+            .collect();
+        ProviderService {
+            provider_type: provider_schema.value_type(),
+            provider_schema,
+            provider: Arc::new(provider),
+            resources,
+            data_sources,
+        }
+    }
+
+    fn resource(&self, type_name: &str) -> Result<Arc<ResourceEntry>, ServerError> {
+        self.resources
+            .get(type_name)
+            .cloned()
+            .ok_or_else(|| ServerError::UnknownResource(type_name.to_string()))
+    }
+
+    fn data_source(&self, type_name: &str) -> Result<Arc<DataSourceEntry>, ServerError> {
+        self.data_sources
+            .get(type_name)
+            .cloned()
+            .ok_or_else(|| ServerError::UnknownDataSource(type_name.to_string()))
+    }
+
+    fn capabilities() -> pb::ServerCapabilities {
+        pb::ServerCapabilities {
+            plan_destroy: false,
+            get_provider_schema_optional: false,
+            move_resource_state: false,
+            generate_resource_config: false,
+        }
+    }
+}
+
+fn decode(value: Option<&pb::DynamicValue>, ty: &Type, what: &'static str) -> Result<Value, ServerError> {
+    let Some(value) = value else {
+        return Ok(Value::Null);
+    };
+    codec::decode_dynamic_value(&value.msgpack, &value.json, ty)
+        .map_err(|source| ServerError::Decode { what, source })
+}
+
+fn encode(value: &Value, ty: &Type, what: &'static str) -> Result<pb::DynamicValue, ServerError> {
+    let msgpack = codec::encode_msgpack(value, ty).map_err(|source| ServerError::Encode { what, source })?;
+    Ok(pb::DynamicValue {
+        msgpack,
+        json: Vec::new(),
+    })
+}
+
+fn to_proto_diagnostics(diagnostics: Diagnostics) -> Vec<pb::Diagnostic> {
+    diagnostics.into_iter().map(to_proto_diagnostic).collect()
+}
+
+fn to_proto_diagnostic(d: Diagnostic) -> pb::Diagnostic {
+    let severity = match d.severity {
+        Severity::Error => pb::diagnostic::Severity::Error,
+        Severity::Warning => pb::diagnostic::Severity::Warning,
+    };
+    pb::Diagnostic {
+        severity: severity as i32,
+        summary: d.summary,
+        detail: d.detail,
+        attribute: d.attribute.map(to_proto_path),
+    }
+}
+
+fn to_proto_path(path: AttributePath) -> pb::AttributePath {
+    use pb::attribute_path::step::Selector;
+    let steps = path
+        .0
+        .into_iter()
+        .map(|step| pb::attribute_path::Step {
+            selector: Some(match step {
+                PathStep::Attribute(name) => Selector::AttributeName(name),
+                PathStep::Key(key) => Selector::ElementKeyString(key),
+                PathStep::Index(i) => Selector::ElementKeyInt(i),
+            }),
+        })
+        .collect();
+    pb::AttributePath { steps }
+}
+
+fn to_proto_schema(schema: &Schema) -> pb::Schema {
+    pb::Schema {
+        version: schema.version,
+        block: Some(to_proto_block(&schema.block, schema.version)),
+    }
+}
+
+fn to_proto_block(block: &Block, version: i64) -> pb::schema::Block {
+    use pb::schema::nested_block::NestingMode;
+    let attributes = block
+        .attributes
+        .iter()
+        .map(|a| pb::schema::Attribute {
+            name: a.name.clone(),
+            r#type: a.ty.to_json_bytes(),
+            nested_type: None,
+            description: a.description.clone(),
+            required: a.required,
+            optional: a.optional,
+            computed: a.computed,
+            sensitive: a.sensitive,
+            description_kind: pb::StringKind::Markdown as i32,
+            deprecated: a.deprecated,
+            write_only: a.write_only,
+        })
+        .collect();
+    let block_types = block
+        .blocks
+        .iter()
+        .map(|b| pb::schema::NestedBlock {
+            type_name: b.type_name.clone(),
+            block: Some(to_proto_block(&b.block, 0)),
+            nesting: match b.nesting {
+                Nesting::Single => NestingMode::Single,
+                Nesting::Group => NestingMode::Group,
+                Nesting::List => NestingMode::List,
+                Nesting::Set => NestingMode::Set,
+                Nesting::Map => NestingMode::Map,
+            } as i32,
+            min_items: b.min_items,
+            max_items: b.max_items,
+        })
+        .collect();
+    pb::schema::Block {
+        version,
+        attributes,
+        block_types,
+        description: block.description.clone(),
+        description_kind: pb::StringKind::Markdown as i32,
+        deprecated: block.deprecated,
+    }
+}
+
+/// Turns a handler's outcome into its response's diagnostics: a protocol-layer error
+/// ends the call as one error diagnostic.
+fn diagnostics_of(result: Result<Diagnostics, ServerError>) -> Vec<pb::Diagnostic> {
+    to_proto_diagnostics(result.unwrap_or_else(Diagnostics::from))
+}
+
+#[tonic::async_trait]
+impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
+    async fn get_metadata(&self, _: Request<pb::get_metadata::Request>) -> RpcResult<pb::get_metadata::Response> {
+        use pb::get_metadata::{DataSourceMetadata, ResourceMetadata};
+        Ok(Response::new(pb::get_metadata::Response {
+            server_capabilities: Some(Self::capabilities()),
+            resources: self
+                .resources
+                .keys()
+                .map(|name| ResourceMetadata { type_name: name.clone() })
+                .collect(),
+            data_sources: self
+                .data_sources
+                .keys()
+                .map(|name| DataSourceMetadata { type_name: name.clone() })
+                .collect(),
+            ..Default::default()
+        }))
+    }
+
+    async fn get_provider_schema(
+        &self,
+        _: Request<pb::get_provider_schema::Request>,
+    ) -> RpcResult<pb::get_provider_schema::Response> {
+        Ok(Response::new(pb::get_provider_schema::Response {
+            provider: Some(to_proto_schema(&self.provider_schema)),
+            resource_schemas: self
+                .resources
+                .iter()
+                .map(|(name, entry)| (name.clone(), to_proto_schema(&entry.schema)))
+                .collect::<HashMap<_, _>>(),
+            data_source_schemas: self
+                .data_sources
+                .iter()
+                .map(|(name, entry)| (name.clone(), to_proto_schema(&entry.schema)))
+                .collect::<HashMap<_, _>>(),
+            server_capabilities: Some(Self::capabilities()),
+            ..Default::default()
+        }))
+    }
+
+    async fn validate_provider_config(
+        &self,
+        request: Request<pb::validate_provider_config::Request>,
+    ) -> RpcResult<pb::validate_provider_config::Response> {
+        let request = request.into_inner();
+        let result = decode(request.config.as_ref(), &self.provider_type, "provider configuration")
+            .map(|config| self.provider.validate_config(&config));
+        Ok(Response::new(pb::validate_provider_config::Response {
+            diagnostics: diagnostics_of(result),
+        }))
+    }
+
+    async fn validate_resource_config(
+        &self,
+        request: Request<pb::validate_resource_config::Request>,
+    ) -> RpcResult<pb::validate_resource_config::Response> {
+        let request = request.into_inner();
+        let result = self.resource(&request.type_name).and_then(|entry| {
+            let config = decode(request.config.as_ref(), &entry.value_type, "resource configuration")?;
+            Ok(entry.resource.validate(&config))
+        });
+        Ok(Response::new(pb::validate_resource_config::Response {
+            diagnostics: diagnostics_of(result),
+        }))
+    }
+
+    async fn validate_data_resource_config(
+        &self,
+        request: Request<pb::validate_data_resource_config::Request>,
+    ) -> RpcResult<pb::validate_data_resource_config::Response> {
+        let request = request.into_inner();
+        let result = self.data_source(&request.type_name).and_then(|entry| {
+            let config = decode(request.config.as_ref(), &entry.value_type, "data source configuration")?;
+            Ok(entry.data_source.validate(&config))
+        });
+        Ok(Response::new(pb::validate_data_resource_config::Response {
+            diagnostics: diagnostics_of(result),
+        }))
+    }
+
+    async fn upgrade_resource_state(
+        &self,
+        request: Request<pb::upgrade_resource_state::Request>,
+    ) -> RpcResult<pb::upgrade_resource_state::Response> {
+        let request = request.into_inner();
+        let outcome = (|| {
+            let entry = self.resource(&request.type_name)?;
+            let raw = request.raw_state.unwrap_or_default();
+            if raw.json.is_empty() && !raw.flatmap.is_empty() {
+                return Err(ServerError::FlatmapState.into());
+            }
+            let state = codec::decode_json(&raw.json, &entry.value_type).map_err(|source| ServerError::Decode {
+                what: "stored state",
+                source,
+            })?;
+            let upgraded = entry.resource.upgrade_state(request.version, state)?;
+            Ok(encode(&upgraded, &entry.value_type, "upgraded state")?)
+        })();
+        let (upgraded_state, diagnostics) = match outcome {
+            Ok(state) => (Some(state), Vec::new()),
+            Err(diagnostics) => (None, to_proto_diagnostics(diagnostics)),
+        };
+        Ok(Response::new(pb::upgrade_resource_state::Response {
+            upgraded_state,
+            diagnostics,
+        }))
+    }
+
+    async fn get_resource_identity_schemas(
+        &self,
+        _: Request<pb::get_resource_identity_schemas::Request>,
+    ) -> RpcResult<pb::get_resource_identity_schemas::Response> {
+        Ok(Response::new(pb::get_resource_identity_schemas::Response::default()))
+    }
+
+    async fn configure_provider(
+        &self,
+        request: Request<pb::configure_provider::Request>,
+    ) -> RpcResult<pb::configure_provider::Response> {
+        let request = request.into_inner();
+        let diagnostics = match decode(request.config.as_ref(), &self.provider_type, "provider configuration") {
+            Ok(config) => self.provider.configure(&config).await,
+            Err(e) => e.into(),
+        };
+        Ok(Response::new(pb::configure_provider::Response {
+            diagnostics: to_proto_diagnostics(diagnostics),
+        }))
+    }
+
+    async fn read_resource(
+        &self,
+        request: Request<pb::read_resource::Request>,
+    ) -> RpcResult<pb::read_resource::Response> {
+        let request = request.into_inner();
+        let outcome: Result<pb::read_resource::Response, Diagnostics> = async {
+            let entry = self.resource(&request.type_name)?;
+            let current_state = decode(request.current_state.as_ref(), &entry.value_type, "current state")?;
+            let response = entry
+                .resource
+                .read(ReadRequest {
+                    type_name: request.type_name.clone(),
+                    current_state,
+                    private: request.private.clone(),
+                })
+                .await?;
+            Ok(pb::read_resource::Response {
+                new_state: Some(encode(&response.new_state, &entry.value_type, "refreshed state")?),
+                private: response.private,
+                diagnostics: to_proto_diagnostics(response.diagnostics),
+                ..Default::default()
+            })
+        }
+        .await;
+        // On failure the engine keeps the state it had; hand it back unchanged.
+        Ok(Response::new(outcome.unwrap_or_else(|diagnostics| pb::read_resource::Response {
+            new_state: request.current_state,
+            private: request.private,
+            diagnostics: to_proto_diagnostics(diagnostics),
+            ..Default::default()
+        })))
+    }
+
+    async fn plan_resource_change(
+        &self,
+        request: Request<pb::plan_resource_change::Request>,
+    ) -> RpcResult<pb::plan_resource_change::Response> {
+        let request = request.into_inner();
+        let outcome: Result<pb::plan_resource_change::Response, Diagnostics> = async {
+            let entry = self.resource(&request.type_name)?;
+            let ty = &entry.value_type;
+            let proposed_new_state = decode(request.proposed_new_state.as_ref(), ty, "proposed new state")?;
+            if proposed_new_state.is_null() {
+                // A destroy: nothing to plan, and resources never see it.
+                return Ok(pb::plan_resource_change::Response {
+                    planned_state: Some(encode(&Value::Null, ty, "planned state")?),
+                    planned_private: request.prior_private,
+                    ..Default::default()
+                });
+            }
+            let response = entry
+                .resource
+                .plan(PlanRequest {
+                    type_name: request.type_name.clone(),
+                    prior_state: decode(request.prior_state.as_ref(), ty, "prior state")?,
+                    proposed_new_state,
+                    config: decode(request.config.as_ref(), ty, "configuration")?,
+                    prior_private: request.prior_private,
+                })
+                .await?;
+            Ok(pb::plan_resource_change::Response {
+                planned_state: Some(encode(&response.planned_state, ty, "planned state")?),
+                requires_replace: response.requires_replace.into_iter().map(to_proto_path).collect(),
+                planned_private: response.planned_private,
+                diagnostics: to_proto_diagnostics(response.diagnostics),
+                ..Default::default()
+            })
+        }
+        .await;
+        Ok(Response::new(outcome.unwrap_or_else(|diagnostics| {
+            pb::plan_resource_change::Response {
+                diagnostics: to_proto_diagnostics(diagnostics),
+                ..Default::default()
+            }
+        })))
+    }
+
+    async fn apply_resource_change(
+        &self,
+        request: Request<pb::apply_resource_change::Request>,
+    ) -> RpcResult<pb::apply_resource_change::Response> {
+        let request = request.into_inner();
+        let outcome: Result<pb::apply_resource_change::Response, Diagnostics> = async {
+            let entry = self.resource(&request.type_name)?;
+            let ty = &entry.value_type;
+            let response = entry
+                .resource
+                .apply(ApplyRequest {
+                    type_name: request.type_name.clone(),
+                    prior_state: decode(request.prior_state.as_ref(), ty, "prior state")?,
+                    planned_state: decode(request.planned_state.as_ref(), ty, "planned state")?,
+                    config: decode(request.config.as_ref(), ty, "configuration")?,
+                    planned_private: request.planned_private,
+                })
+                .await;
+            let mut diagnostics = response.diagnostics;
+            let new_state = match encode(&response.new_state, ty, "new state") {
+                Ok(state) => Some(state),
+                Err(e) => {
+                    diagnostics.push(e.into());
+                    None
+                }
+            };
+            Ok(pb::apply_resource_change::Response {
+                new_state,
+                private: response.private,
+                diagnostics: to_proto_diagnostics(diagnostics),
+                ..Default::default()
+            })
+        }
+        .await;
+        Ok(Response::new(outcome.unwrap_or_else(|diagnostics| {
+            pb::apply_resource_change::Response {
+                diagnostics: to_proto_diagnostics(diagnostics),
+                ..Default::default()
+            }
+        })))
+    }
+
+    async fn import_resource_state(
+        &self,
+        request: Request<pb::import_resource_state::Request>,
+    ) -> RpcResult<pb::import_resource_state::Response> {
+        let request = request.into_inner();
+        let outcome: Result<pb::import_resource_state::Response, Diagnostics> = async {
+            let entry = self.resource(&request.type_name)?;
+            let response = entry
+                .resource
+                .import(ImportRequest {
+                    type_name: request.type_name.clone(),
+                    id: request.id,
+                })
+                .await?;
+            let imported_resources = response
+                .imported
+                .into_iter()
+                .map(|imported| {
+                    let target = self.resource(&imported.type_name)?;
+                    Ok(pb::import_resource_state::ImportedResource {
+                        state: Some(encode(&imported.state, &target.value_type, "imported state")?),
+                        type_name: imported.type_name,
+                        private: imported.private,
+                        identity: None,
+                    })
+                })
+                .collect::<Result<Vec<_>, ServerError>>()?;
+            Ok(pb::import_resource_state::Response {
+                imported_resources,
+                diagnostics: to_proto_diagnostics(response.diagnostics),
+                deferred: None,
+            })
+        }
+        .await;
+        Ok(Response::new(outcome.unwrap_or_else(|diagnostics| {
+            pb::import_resource_state::Response {
+                diagnostics: to_proto_diagnostics(diagnostics),
+                ..Default::default()
+            }
+        })))
+    }
+
+    async fn read_data_source(
+        &self,
+        request: Request<pb::read_data_source::Request>,
+    ) -> RpcResult<pb::read_data_source::Response> {
+        let request = request.into_inner();
+        let outcome: Result<pb::read_data_source::Response, Diagnostics> = async {
+            let entry = self.data_source(&request.type_name)?;
+            let config = decode(request.config.as_ref(), &entry.value_type, "configuration")?;
+            let response = entry
+                .data_source
+                .read(ReadDataRequest {
+                    type_name: request.type_name.clone(),
+                    config,
+                })
+                .await?;
+            Ok(pb::read_data_source::Response {
+                state: Some(encode(&response.state, &entry.value_type, "data source state")?),
+                diagnostics: to_proto_diagnostics(response.diagnostics),
+                deferred: None,
+            })
+        }
+        .await;
+        Ok(Response::new(outcome.unwrap_or_else(|diagnostics| {
+            pb::read_data_source::Response {
+                diagnostics: to_proto_diagnostics(diagnostics),
+                ..Default::default()
+            }
+        })))
+    }
+
+    async fn get_functions(
+        &self,
+        _: Request<pb::get_functions::Request>,
+    ) -> RpcResult<pb::get_functions::Response> {
+        Ok(Response::new(pb::get_functions::Response::default()))
+    }
+
+    async fn stop_provider(
+        &self,
+        _: Request<pb::stop_provider::Request>,
+    ) -> RpcResult<pb::stop_provider::Response> {
+        self.provider.stop().await;
+        Ok(Response::new(pb::stop_provider::Response::default()))
+    }
+}

@@ -1,0 +1,23 @@
+//! provider-live: hashicorp/kubernetes-compatible resources whose every object carries its
+//! estate's label `tofu-estate=<estate>`.
+//!
+//! Layers: [`provider`] (the provider block), [`resource`] (the machinery every typed kind
+//! shares) over [`kind`] and [`kinds`] (what differs per kind), [`manifest`] (any kind, as
+//! written); [`metadata`], [`plan`], [`guard`] are pure rules; [`objects`], [`cache`] and
+//! [`discovery`] talk to the API.
+
+pub mod cache;
+pub mod context;
+pub mod discovery;
+pub mod guard;
+pub mod kind;
+pub mod kinds;
+pub mod manifest;
+pub mod metadata;
+pub mod objects;
+pub mod plan;
+pub mod provider;
+pub mod resource;
+pub mod timeouts;
+
+pub use provider::LiveProvider;

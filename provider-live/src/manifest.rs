@@ -1,0 +1,617 @@
+//! `kubernetes_manifest`: any apiVersion/kind, written as a manifest and applied with
+//! server-side apply (field manager `field_manager.name`, default "Terraform"), stamped with
+//! the estate label like every typed resource and guarded the same way.
+//!
+//! `object` is the live object seen through the manifest's shape: only the paths the
+//! manifest sets, so server defaults never show as a diff while a change to a configured
+//! value does. `computed_fields` names paths whose differences are ignored.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use kube_estate::ESTATE_LABEL;
+use plugin_runtime::{
+    ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
+    ImportResponse, ImportedResource, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource,
+    Schema, Type, Value,
+};
+use regex::Regex;
+use serde_json::{Map, Value as Json};
+
+use crate::context::Context;
+use crate::guard::{self, Check};
+use crate::objects::{self, Manager, Target};
+use crate::{metadata, plan, timeouts};
+
+const DEFAULT_FIELD_MANAGER: &str = "Terraform";
+const DEFAULT_COMPUTED_FIELDS: [&str; 2] = ["metadata.annotations", "metadata.labels"];
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+pub struct Manifest {
+    ctx: Arc<Context>,
+}
+
+fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
+    Diagnostics::from(e.into())
+}
+
+/// Which object a manifest names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Identity {
+    api_version: String,
+    kind: String,
+    namespace: Option<String>,
+    name: String,
+}
+
+impl Identity {
+    /// From a manifest: apiVersion, kind and metadata.name are required.
+    fn of(manifest: &Json) -> Result<Identity, Diagnostic> {
+        let text = |pointer: &str| manifest.pointer(pointer).and_then(Json::as_str).map(str::to_string);
+        let missing = |what: &str, path: AttributePath| {
+            Diagnostic::error("Invalid manifest", format!("The manifest must set {what} (a string).")).at(path)
+        };
+        let root = || AttributePath::root("manifest");
+        Ok(Identity {
+            api_version: text("/apiVersion").ok_or_else(|| missing("apiVersion", root().attribute("apiVersion")))?,
+            kind: text("/kind").ok_or_else(|| missing("kind", root().attribute("kind")))?,
+            namespace: text("/metadata/namespace"),
+            name: text("/metadata/name")
+                .ok_or_else(|| missing("metadata.name", root().attribute("metadata").attribute("name")))?,
+        })
+    }
+
+    /// From an import id `apiVersion=v1,kind=ConfigMap,namespace=x,name=y`.
+    fn parse_import_id(id: &str) -> Result<Identity, Diagnostic> {
+        let mut fields = std::collections::BTreeMap::new();
+        for part in id.split(',') {
+            if let Some((k, v)) = part.split_once('=') {
+                fields.insert(k.trim(), v.trim().to_string());
+            }
+        }
+        let mut take = |k: &str| fields.remove(k).filter(|v| !v.is_empty());
+        match (take("apiVersion"), take("kind"), take("name")) {
+            (Some(api_version), Some(kind), Some(name)) => {
+                Ok(Identity { api_version, kind, namespace: take("namespace"), name })
+            }
+            _ => Err(Diagnostic::error(
+                "Invalid import id",
+                format!(
+                    "{id:?} is not a manifest import id: expected \
+                     \"apiVersion=<apiVersion>,kind=<kind>,namespace=<namespace>,name=<name>\" \
+                     (namespace left out for cluster-scoped kinds), e.g. \
+                     \"apiVersion=v1,kind=ConfigMap,namespace=shop,name=handoff\"."
+                ),
+            )),
+        }
+    }
+}
+
+/// The live object through the manifest's shape: the keys the manifest sets, recursively;
+/// array elements beyond the manifest's come whole, so added elements show.
+fn project(live: &Json, shape: &Json) -> Json {
+    match (shape, live) {
+        (Json::Object(s), Json::Object(l)) => Json::Object(
+            s.iter().filter_map(|(k, sv)| l.get(k).map(|lv| (k.clone(), project(lv, sv)))).collect(),
+        ),
+        (Json::Array(s), Json::Array(l)) => Json::Array(
+            l.iter().enumerate().map(|(i, lv)| s.get(i).map(|sv| project(lv, sv)).unwrap_or(lv.clone())).collect(),
+        ),
+        _ => live.clone(),
+    }
+}
+
+/// One step of a `computed_fields` path (`spec.replicas`, `metadata.annotations["a/b"]`, `x[0]`).
+#[derive(Debug, PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn parse_path(path: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let re = Regex::new(r#"([^.\[\]]+)|\["([^"]*)"\]|\[(\d+)\]"#).expect("static regex");
+    for c in re.captures_iter(path) {
+        if let Some(k) = c.get(1).or(c.get(2)) {
+            steps.push(Step::Key(k.as_str().to_string()));
+        } else if let Some(i) = c.get(3).and_then(|i| i.as_str().parse().ok()) {
+            steps.push(Step::Index(i));
+        }
+    }
+    steps
+}
+
+/// Removes the value at `path` (if present).
+fn remove_path(value: &mut Json, path: &[Step]) {
+    let Some((last, parents)) = path.split_last() else { return };
+    let mut at = value;
+    for step in parents {
+        let next = match step {
+            Step::Key(k) => at.get_mut(k.as_str()),
+            Step::Index(i) => at.get_mut(*i),
+        };
+        let Some(next) = next else { return };
+        at = next;
+    }
+    match (last, at) {
+        (Step::Key(k), Json::Object(m)) => {
+            m.remove(k);
+        }
+        (Step::Index(i), Json::Array(a)) if *i < a.len() => {
+            a.remove(*i);
+        }
+        _ => {}
+    }
+}
+
+/// Whether the live object (through the manifest's shape) says what the manifest says,
+/// leaving out `computed_fields`.
+fn matches(object: &Json, manifest: &Json, computed_fields: &[String]) -> bool {
+    let (mut a, mut b) = (object.clone(), manifest.clone());
+    for path in computed_fields {
+        let steps = parse_path(path);
+        remove_path(&mut a, &steps);
+        remove_path(&mut b, &steps);
+    }
+    a == b
+}
+
+/// What a manifest value (or a live object) becomes in state as `object`.
+fn object_value(live: &Json, manifest: &Json) -> Value {
+    Value::from_json(&project(live, manifest))
+}
+
+/// A live object as the manifest a user would write for it: no status, no server
+/// bookkeeping, no estate label.
+fn as_manifest(live: &Json) -> Json {
+    let mut m = live.clone();
+    if let Some(map) = m.as_object_mut() {
+        map.remove("status");
+    }
+    if let Some(meta) = m.get_mut("metadata").and_then(Json::as_object_mut) {
+        for key in ["uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink"] {
+            meta.remove(key);
+        }
+        if let Some(labels) = meta.get_mut("labels").and_then(Json::as_object_mut) {
+            labels.remove(ESTATE_LABEL);
+            if labels.is_empty() {
+                meta.remove("labels");
+            }
+        }
+    }
+    m
+}
+
+fn computed_fields(value: &Value) -> Vec<String> {
+    match value.get("computed_fields") {
+        Value::Null => DEFAULT_COMPUTED_FIELDS.iter().map(|s| s.to_string()).collect(),
+        list => list.elements().iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+    }
+}
+
+/// The first element of a list block (`Null` when absent).
+fn single<'a>(value: &'a Value, block: &str) -> &'a Value {
+    value.get(block).elements().first().unwrap_or(&Value::Null)
+}
+
+impl Manifest {
+    pub fn new(ctx: Arc<Context>) -> Manifest {
+        Manifest { ctx }
+    }
+
+    async fn target(&self, client: &kube::Client, identity: &Identity) -> Result<Target, Diagnostics> {
+        let resolved =
+            self.ctx.discovery.resolve(client, &identity.api_version, &identity.kind).await.map_err(diag)?;
+        let namespace = match (resolved.namespaced, &identity.namespace) {
+            (true, ns) => Some(ns.clone().unwrap_or_else(|| "default".into())),
+            (false, _) => None,
+        };
+        Ok(Target { resource: resolved.resource, namespace, name: identity.name.clone() })
+    }
+
+    fn state_of(&self, live: &Json, prior: &Value) -> Value {
+        let manifest = prior.get("manifest").to_json();
+        let mut state = prior.clone();
+        state.set("object", object_value(live, &manifest));
+        state.set("estate", Value::from(metadata::estate_of(live).map(str::to_string)));
+        state
+    }
+
+    fn import_id(identity: &Identity) -> String {
+        let ns = identity.namespace.as_ref().map(|ns| format!("namespace={ns},")).unwrap_or_default();
+        format!("apiVersion={},kind={},{ns}name={}", identity.api_version, identity.kind, identity.name)
+    }
+
+    async fn write(&self, req: &ApplyRequest, diagnostics: &mut Diagnostics) -> Result<Value, Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let estate = conn.estate.as_str();
+        let planned = &req.planned_state;
+        let manifest = planned.get("manifest").to_json();
+        let identity = Identity::of(&manifest).map_err(diag)?;
+        let target = self.target(&conn.client, &identity).await?;
+        let live = objects::get(&conn.client, &target).await.map_err(diag)?;
+        let object = target.object_ref();
+        let import_id = Self::import_id(&identity);
+        let check = Check {
+            object: &object,
+            estate,
+            type_name: "kubernetes_manifest",
+            import_id: &import_id,
+            creating: req.prior_state.is_null(),
+        };
+        if check.at_apply(live.as_ref(), &req.planned_private).map_err(diag)? {
+            diagnostics.push(guard::adopt_warning(&object, estate));
+        }
+        let mut body = manifest.clone();
+        if let Some(meta) = body.get_mut("metadata").and_then(Json::as_object_mut) {
+            let labels = meta.entry("labels").or_insert_with(|| Json::Object(Map::new()));
+            if let Some(labels) = labels.as_object_mut() {
+                labels.insert(ESTATE_LABEL.into(), Json::from(estate));
+            }
+        }
+        let fm = single(planned, "field_manager");
+        let manager = Manager {
+            name: fm.get("name").as_str().unwrap_or(DEFAULT_FIELD_MANAGER),
+            force: fm.get("force_conflicts").as_bool().unwrap_or(false),
+        };
+        let applied = objects::apply(&conn.client, &target, &body, &manager).await;
+        self.ctx.cache.invalidate();
+        let applied = applied.map_err(diag)?;
+        let state = plan::settle(planned, &self.state_of(&applied, planned));
+        let operation = if req.prior_state.is_null() { "create" } else { "update" };
+        let timeout = timeouts::of(planned, operation, DEFAULT_TIMEOUT);
+        if let Some(wait) = Wait::of(single(planned, "wait")) {
+            let done = |live: Option<&Json>| live.is_some_and(|o| wait.satisfied(o));
+            if let Err(e) = objects::wait_until(&conn.client, &target, timeout, "meet its wait conditions", done).await {
+                diagnostics.push(e.into());
+            }
+        }
+        Ok(state)
+    }
+
+    async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let identity = Identity::of(&req.prior_state.get("manifest").to_json()).map_err(diag)?;
+        let target = self.target(&conn.client, &identity).await?;
+        let live = objects::get(&conn.client, &target).await.map_err(diag)?;
+        let object = target.object_ref();
+        let import_id = Self::import_id(&identity);
+        let check = Check {
+            object: &object,
+            estate: conn.estate.as_str(),
+            type_name: "kubernetes_manifest",
+            import_id: &import_id,
+            creating: false,
+        };
+        check.before_delete(live.as_ref()).map_err(diag)?;
+        if live.is_none() {
+            return Ok(());
+        }
+        let deleted = objects::delete(&conn.client, &target).await;
+        self.ctx.cache.invalidate();
+        deleted.map_err(diag)?;
+        let timeout = timeouts::of(&req.prior_state, "delete", DEFAULT_TIMEOUT);
+        objects::wait_gone(&conn.client, &target, timeout).await.map_err(diag)
+    }
+}
+
+/// The `wait` block: rollout, field patterns, status conditions.
+struct Wait {
+    rollout: bool,
+    fields: Vec<(Vec<Step>, Regex)>,
+    conditions: Vec<(String, Option<String>)>,
+}
+
+impl Wait {
+    fn of(block: &Value) -> Option<Wait> {
+        if block.is_null() {
+            return None;
+        }
+        let fields = block
+            .get("fields")
+            .entries()
+            .into_iter()
+            .flatten()
+            .filter_map(|(path, pattern)| Some((parse_path(path), Regex::new(pattern.as_str()?).ok()?)))
+            .collect();
+        let conditions = block
+            .get("condition")
+            .elements()
+            .iter()
+            .filter_map(|c| Some((c.get("type").as_str()?.to_string(), c.get("status").as_str().map(str::to_string))))
+            .collect();
+        Some(Wait { rollout: block.get("rollout").as_bool().unwrap_or(false), fields, conditions })
+    }
+
+    fn satisfied(&self, live: &Json) -> bool {
+        let fields_ok = self.fields.iter().all(|(path, pattern)| {
+            let mut at = Some(live);
+            for step in path {
+                at = at.and_then(|v| match step {
+                    Step::Key(k) => v.get(k.as_str()),
+                    Step::Index(i) => v.get(*i),
+                });
+            }
+            let text = match at {
+                Some(Json::String(s)) => Some(s.clone()),
+                Some(Json::Null) | None => None,
+                Some(other) => Some(other.to_string()),
+            };
+            text.is_some_and(|t| pattern.is_match(&t))
+        });
+        let conditions = live.pointer("/status/conditions").and_then(Json::as_array);
+        let conditions_ok = self.conditions.iter().all(|(ty, status)| {
+            conditions.into_iter().flatten().any(|c| {
+                c.get("type").and_then(Json::as_str) == Some(ty)
+                    && status.as_deref().is_none_or(|s| c.get("status").and_then(Json::as_str) == Some(s))
+            })
+        });
+        fields_ok && conditions_ok && (!self.rollout || rolled_out(live))
+    }
+}
+
+/// `kubectl rollout status` for workloads: the controller saw the latest generation and every
+/// replica is updated and ready.
+fn rolled_out(live: &Json) -> bool {
+    let int = |p: &str| live.pointer(p).and_then(Json::as_i64);
+    let wanted = int("/spec/replicas").unwrap_or(1);
+    int("/status/observedGeneration").unwrap_or(0) >= int("/metadata/generation").unwrap_or(0)
+        && int("/status/updatedReplicas").unwrap_or(0) >= wanted
+        && int("/status/readyReplicas").unwrap_or(0) >= wanted
+}
+
+#[async_trait]
+impl Resource for Manifest {
+    fn type_name(&self) -> &'static str {
+        "kubernetes_manifest"
+    }
+
+    fn schema(&self) -> Schema {
+        let field_manager = Block::new("Configure field manager options.")
+            .attribute(Attribute::optional(
+                "name",
+                Type::String,
+                "The name to use for the field manager when creating and updating the resource. Default `Terraform`.",
+            ))
+            .attribute(Attribute::optional("force_conflicts", Type::Bool, "Force changes against conflicts."));
+        let condition = Block::new("A status condition to wait for.")
+            .attribute(Attribute::optional("type", Type::String, "The type of condition."))
+            .attribute(Attribute::optional("status", Type::String, "The condition status."));
+        let wait = Block::new("Configure waiter options.")
+            .attribute(Attribute::optional(
+                "rollout",
+                Type::Bool,
+                "Wait for rollout to complete on resources that support `kubectl rollout status`.",
+            ))
+            .attribute(Attribute::optional(
+                "fields",
+                Type::map(Type::String),
+                "A map of paths to fields to wait for a specific field value (a regular expression).",
+            ))
+            .block(NestedBlock::new("condition", plugin_runtime::Nesting::List, condition));
+        let timeouts = ["create", "update", "delete"].iter().fold(Block::new("Timeouts."), |b, op| {
+            b.attribute(Attribute::optional(op, Type::String, &format!("Timeout for the {op} operation.")))
+        });
+        let block = Block::new(
+            "A Kubernetes object of any kind, described by a manifest in HCL and applied with server-side \
+             apply; it carries the estate label `tofu-estate` like every object of this provider.",
+        )
+        .attribute(Attribute::required(
+            "manifest",
+            Type::Dynamic,
+            "A Kubernetes manifest describing the desired state of the resource in HCL format.",
+        ))
+        .attribute(Attribute::optional_computed(
+            "object",
+            Type::Dynamic,
+            "The resulting resource state, as returned by the API server, through the manifest's shape.",
+        ))
+        .attribute(Attribute::optional(
+            "computed_fields",
+            Type::list(Type::String),
+            "List of manifest fields whose values can be altered by the API server during 'apply'. \
+             Defaults to: [\"metadata.annotations\", \"metadata.labels\"]",
+        ))
+        .attribute(Attribute::computed(
+            "estate",
+            Type::String,
+            "The estate whose label `tofu-estate` the object carries (null when unlabelled).",
+        ))
+        .block(NestedBlock::at_most_one("field_manager", field_manager))
+        .block(NestedBlock::at_most_one("wait", wait))
+        .block(NestedBlock::at_most_one("timeouts", timeouts));
+        Schema::new(0, block)
+    }
+
+    fn validate(&self, config: &Value) -> Diagnostics {
+        let mut out: Diagnostics = timeouts::validate(config).into_iter().collect();
+        let manifest = config.get("manifest");
+        if !manifest.is_wholly_known() {
+            return out;
+        }
+        let json = manifest.to_json();
+        if let Err(d) = Identity::of(&json) {
+            out.push(d);
+        }
+        if json.pointer("/metadata/labels").and_then(|l| l.get(ESTATE_LABEL)).is_some() {
+            out.push(
+                Diagnostic::error(
+                    "The estate label is set by the provider",
+                    format!("Remove \"{ESTATE_LABEL}\" from the manifest's labels: every object carries it."),
+                )
+                .at(AttributePath::root("manifest").attribute("metadata").attribute("labels")),
+            );
+        }
+        out
+    }
+
+    async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let estate = conn.estate.as_str();
+        let mut planned = req.proposed_new_state.clone();
+        planned.set("estate", Value::string(estate));
+        let mut response = PlanResponse::default();
+        let manifest = planned.get("manifest");
+        if !manifest.is_wholly_known() {
+            planned.set("object", Value::unknown());
+            response.planned_state = planned;
+            return Ok(response);
+        }
+        let desired = manifest.to_json();
+        let identity = Identity::of(&desired).map_err(diag)?;
+        let prior = Some(&req.prior_state).filter(|p| !p.is_null());
+        if let Some(prior) = prior {
+            let before = Identity::of(&prior.get("manifest").to_json()).ok();
+            if before.as_ref() != Some(&identity) {
+                response.requires_replace = vec![AttributePath::root("manifest")];
+            }
+            if !matches(&prior.get("object").to_json(), &desired, &computed_fields(&planned)) {
+                planned.set("object", Value::unknown());
+            }
+            if planned == *prior {
+                response.planned_state = planned;
+                return Ok(response);
+            }
+            if !response.requires_replace.is_empty() {
+                planned.set("object", Value::unknown());
+                response.planned_state = planned;
+                return Ok(response);
+            }
+        } else {
+            planned.set("object", Value::unknown());
+        }
+        let target = self.target(&conn.client, &identity).await?;
+        let live = self.ctx.cache.get(&conn.client, &target, &conn.estate.selector()).await.map_err(diag)?;
+        let object = target.object_ref();
+        let import_id = Self::import_id(&identity);
+        let check = Check { object: &object, estate, type_name: &req.type_name, import_id: &import_id, creating: prior.is_none() };
+        if check.at_plan(live.as_ref()).map_err(diag)? {
+            response.diagnostics.push(guard::adopt_warning(&object, estate));
+        }
+        response.planned_private = guard::fingerprint(live.as_ref());
+        response.planned_state = planned;
+        Ok(response)
+    }
+
+    async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
+        let mut diagnostics = Diagnostics::new();
+        let outcome = if req.planned_state.is_null() {
+            self.destroy(&req).await.map(|()| Value::Null)
+        } else {
+            self.write(&req, &mut diagnostics).await
+        };
+        let new_state = outcome.unwrap_or_else(|d| {
+            diagnostics.extend(d);
+            req.prior_state.clone()
+        });
+        ApplyResponse { new_state, private: Vec::new(), diagnostics }
+    }
+
+    async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let manifest = req.current_state.get("manifest").to_json();
+        let Ok(identity) = Identity::of(&manifest) else {
+            return Ok(ReadResponse { new_state: req.current_state, private: req.private, ..Default::default() });
+        };
+        let target = self.target(&conn.client, &identity).await?;
+        let live = self.ctx.cache.get(&conn.client, &target, &conn.estate.selector()).await.map_err(diag)?;
+        let new_state = live.map(|o| self.state_of(&o, &req.current_state)).unwrap_or_default();
+        Ok(ReadResponse { new_state, private: req.private, diagnostics: Diagnostics::new() })
+    }
+
+    async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let identity = Identity::parse_import_id(&req.id).map_err(diag)?;
+        let target = self.target(&conn.client, &identity).await?;
+        let Some(live) = objects::get(&conn.client, &target).await.map_err(diag)? else {
+            return Err(diag(Diagnostic::error(
+                "Cannot import an object that does not exist",
+                format!("{} was not found in the cluster.", target.object_ref()),
+            )));
+        };
+        let manifest = as_manifest(&live);
+        let state = plan::conform(
+            &self.schema().block,
+            Value::object([
+                ("manifest", Value::from_json(&manifest)),
+                ("object", object_value(&live, &manifest)),
+                ("estate", Value::from(metadata::estate_of(&live).map(str::to_string))),
+            ]),
+        );
+        Ok(ImportResponse {
+            imported: vec![ImportedResource { type_name: req.type_name, state, private: Vec::new() }],
+            diagnostics: Diagnostics::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn import_ids_name_the_object() {
+        let id = Identity::parse_import_id("apiVersion=v1,kind=ConfigMap,namespace=x,name=y").unwrap();
+        assert_eq!(id, Identity { api_version: "v1".into(), kind: "ConfigMap".into(), namespace: Some("x".into()), name: "y".into() });
+        assert_eq!(Manifest::import_id(&id), "apiVersion=v1,kind=ConfigMap,namespace=x,name=y");
+        let cluster = Identity::parse_import_id("apiVersion=v1,kind=Namespace,name=shop").unwrap();
+        assert_eq!(cluster.namespace, None);
+        assert!(Identity::parse_import_id("v1/ConfigMap/x/y").is_err());
+    }
+
+    #[test]
+    fn projection_hides_server_defaults_and_keeps_configured_values() {
+        let manifest = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "handoff", "namespace": "platform"}, "data": {"k": "v"}});
+        let live = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "handoff", "namespace": "platform", "uid": "u", "labels": {"tofu-estate": "app"}},
+            "data": {"k": "v"}});
+        assert_eq!(project(&live, &manifest), manifest);
+        let mut drifted = live.clone();
+        drifted["data"]["k"] = json!("changed");
+        assert!(!matches(&project(&drifted, &manifest), &manifest, &[]));
+    }
+
+    #[test]
+    fn computed_fields_are_left_out_of_the_comparison() {
+        let a = json!({"metadata": {"annotations": {"x": "1"}}, "spec": {"replicas": 2}});
+        let b = json!({"metadata": {"annotations": {"x": "2"}}, "spec": {"replicas": 2}});
+        assert!(matches(&a, &b, &["metadata.annotations".into()]));
+        assert!(!matches(&a, &b, &[]));
+        assert_eq!(
+            parse_path(r#"metadata.annotations["a/b"].x[0]"#),
+            vec![
+                Step::Key("metadata".into()),
+                Step::Key("annotations".into()),
+                Step::Key("a/b".into()),
+                Step::Key("x".into()),
+                Step::Index(0)
+            ]
+        );
+    }
+
+    #[test]
+    fn imported_manifest_drops_server_bookkeeping_and_the_estate_label() {
+        let live = json!({"apiVersion": "v1", "kind": "ConfigMap", "status": {},
+            "metadata": {"name": "h", "uid": "u", "resourceVersion": "1", "labels": {"tofu-estate": "app"}},
+            "data": {"k": "v"}});
+        assert_eq!(as_manifest(&live), json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "h"}, "data": {"k": "v"}}));
+    }
+
+    #[test]
+    fn wait_conditions_and_fields() {
+        let wait = Wait::of(&Value::object([
+            ("rollout", Value::Bool(false)),
+            ("fields", Value::string_map([("status.phase", "^Active$")])),
+            ("condition", Value::List(vec![Value::object([("type", Value::string("Ready")), ("status", Value::string("True"))])])),
+        ]))
+        .unwrap();
+        let ready = json!({"status": {"phase": "Active", "conditions": [{"type": "Ready", "status": "True"}]}});
+        let not_ready = json!({"status": {"phase": "Active", "conditions": [{"type": "Ready", "status": "False"}]}});
+        assert!(wait.satisfied(&ready));
+        assert!(!wait.satisfied(&not_ready));
+    }
+}

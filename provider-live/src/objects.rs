@@ -1,0 +1,177 @@
+//! Kubernetes API access for single objects: get, server-side apply, create (for
+//! `generate_name`), merge patch, delete, list. Every call is retried on 429/5xx and fails
+//! with a typed [`ApiError`] naming the object and the verb.
+
+use std::time::{Duration, Instant};
+
+use kube::Client;
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kube_estate::{ApiError, ObjectRef, with_retry};
+use serde_json::Value as Json;
+
+use crate::timeouts::Timeout;
+
+/// The field manager of every typed resource's writes.
+pub const FIELD_MANAGER: &str = "tofu-live";
+
+/// One object's address in the API.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub resource: ApiResource,
+    /// `None` for cluster-scoped kinds.
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+/// How a write treats fields other managers own.
+pub struct Manager<'a> {
+    pub name: &'a str,
+    pub force: bool,
+}
+
+impl Target {
+    pub fn object_ref(&self) -> ObjectRef {
+        ObjectRef { kind: self.resource.kind.clone(), namespace: self.namespace.clone(), name: self.name.clone() }
+    }
+
+    /// The import id hashicorp uses: `namespace/name`, or the bare name when cluster-scoped.
+    pub fn import_id(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}/{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
+    fn api(&self, client: &Client) -> Api<DynamicObject> {
+        api(client, &self.resource, self.namespace.as_deref())
+    }
+
+    fn error(&self, verb: &str) -> impl FnOnce(kube::Error) -> ApiError + '_ {
+        let object = self.object_ref();
+        let verb = verb.to_string();
+        move |e| ApiError::from_kube(e, &object, &verb)
+    }
+}
+
+fn api(client: &Client, resource: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {
+    match namespace {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, resource),
+        None => Api::all_with(client.clone(), resource),
+    }
+}
+
+/// Plain JSON of an object, with apiVersion and kind even where the server left them out
+/// (list items).
+fn to_json(mut object: DynamicObject, resource: &ApiResource) -> Json {
+    object.types = Some(kube::api::TypeMeta { api_version: resource.api_version.clone(), kind: resource.kind.clone() });
+    serde_json::to_value(object).unwrap_or_default()
+}
+
+/// The object, or `None` when it does not exist.
+pub async fn get(client: &Client, target: &Target) -> Result<Option<Json>, ApiError> {
+    let api = target.api(client);
+    let found = with_retry(|| api.get_opt(&target.name)).await.map_err(target.error("get"))?;
+    Ok(found.map(|o| to_json(o, &target.resource)))
+}
+
+/// Server-side apply of `body` (a whole object) as `manager`.
+pub async fn apply(client: &Client, target: &Target, body: &Json, manager: &Manager<'_>) -> Result<Json, ApiError> {
+    let api = target.api(client);
+    let mut params = PatchParams::apply(manager.name);
+    if manager.force {
+        params = params.force();
+    }
+    let patch = Patch::Apply(body);
+    let applied = with_retry(|| api.patch(&target.name, &params, &patch)).await.map_err(target.error("apply"))?;
+    Ok(to_json(applied, &target.resource))
+}
+
+/// Creates `body` (used when the server picks the name from `generateName`).
+pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str) -> Result<Json, ApiError> {
+    let api = target.api(client);
+    let object: DynamicObject = serde_json::from_value(body.clone())
+        .map_err(|e| ApiError::Other { object: target.object_ref(), code: 0, message: e.to_string() })?;
+    let params = PostParams { field_manager: Some(manager.to_string()), ..PostParams::default() };
+    let created = with_retry(|| api.create(&params, &object)).await.map_err(target.error("create"))?;
+    Ok(to_json(created, &target.resource))
+}
+
+/// A JSON merge patch (removes keys other managers own, which server-side apply cannot).
+pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Result<Json, ApiError> {
+    let api = target.api(client);
+    let params = PatchParams { field_manager: Some(FIELD_MANAGER.to_string()), ..PatchParams::default() };
+    let patch = Patch::Merge(patch);
+    let patched = with_retry(|| api.patch(&target.name, &params, &patch)).await.map_err(target.error("patch"))?;
+    Ok(to_json(patched, &target.resource))
+}
+
+/// Deletes the object with background propagation; an object already gone is fine.
+pub async fn delete(client: &Client, target: &Target) -> Result<(), ApiError> {
+    let api = target.api(client);
+    let params = DeleteParams::background();
+    match with_retry(|| api.delete(&target.name, &params)).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.is_not_found() => Ok(()),
+        Err(e) => Err(target.error("delete")(e)),
+    }
+}
+
+/// Polls until the object is gone (a namespace finishing its deletion).
+pub async fn wait_gone(client: &Client, target: &Target, timeout: Duration) -> Result<(), WaitError> {
+    wait_until(client, target, timeout, "be deleted", |live| live.is_none()).await
+}
+
+/// Polls the object (`None`: absent) until `done` says so, or `timeout` passes; `what` says
+/// what is awaited.
+pub async fn wait_until(
+    client: &Client,
+    target: &Target,
+    timeout: Duration,
+    what: &str,
+    done: impl Fn(Option<&Json>) -> bool,
+) -> Result<(), WaitError> {
+    let started = Instant::now();
+    while !done(get(client, target).await?.as_ref()) {
+        if started.elapsed() >= timeout {
+            return Err(WaitError::Timeout(Timeout { object: target.object_ref(), what: what.into(), after: timeout }));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    Ok(())
+}
+
+/// Why a wait ended early.
+#[derive(Debug, thiserror::Error)]
+pub enum WaitError {
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    #[error(transparent)]
+    Timeout(#[from] Timeout),
+}
+
+impl From<WaitError> for plugin_runtime::Diagnostic {
+    fn from(e: WaitError) -> Self {
+        match e {
+            WaitError::Api(e) => e.into(),
+            WaitError::Timeout(t) => t.into(),
+        }
+    }
+}
+
+/// Every object of a kind (in one namespace, or cluster-wide) matching `selector`.
+pub async fn list(
+    client: &Client,
+    resource: &ApiResource,
+    namespace: Option<&str>,
+    selector: &str,
+) -> Result<Vec<Json>, ApiError> {
+    let api = api(client, resource, namespace);
+    let params = ListParams::default().labels(selector);
+    let what = ObjectRef {
+        kind: resource.kind.clone(),
+        namespace: namespace.map(str::to_string),
+        name: format!("({selector})"),
+    };
+    let list = with_retry(|| api.list(&params)).await.map_err(|e| ApiError::from_kube(e, &what, "list"))?;
+    Ok(list.items.into_iter().map(|o| to_json(o, resource)).collect())
+}

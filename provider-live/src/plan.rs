@@ -1,0 +1,226 @@
+//! Plan rules shared by every resource: which computed values are unknown, which changes
+//! force a replace, and how an applied object's read-back settles a planned value.
+
+use plugin_runtime::{AttributePath, Block, Nesting, Value};
+
+use crate::metadata;
+
+/// Computed attributes that are null in the proposed state become unknown where the prior
+/// state has nothing at that path (a create, a new block element). Where the prior has the
+/// path, null stays null: the server left it unset and will again.
+pub fn unknown_computed(block: &Block, proposed: &Value, prior: Option<&Value>) -> Value {
+    let Value::Object(fields) = proposed else {
+        return proposed.clone();
+    };
+    let prior = prior.filter(|p| !p.is_null());
+    let mut out = fields.clone();
+    for attribute in &block.attributes {
+        let value = out.entry(attribute.name.clone()).or_insert(Value::Null);
+        if attribute.computed && value.is_null() && prior.is_none() {
+            *value = Value::unknown();
+        }
+    }
+    for nested in &block.blocks {
+        let Some(value) = out.get_mut(&nested.type_name) else { continue };
+        let prior_of = |name: &str| prior.map(|p| p.get(name));
+        *value = match (nested.nesting, &*value) {
+            (Nesting::Single | Nesting::Group, v) => {
+                unknown_computed(&nested.block, v, prior_of(&nested.type_name))
+            }
+            (Nesting::List, Value::List(items)) => Value::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let p = prior_of(&nested.type_name).and_then(|p| p.elements().get(i));
+                        unknown_computed(&nested.block, item, p)
+                    })
+                    .collect(),
+            ),
+            (Nesting::Set, Value::Set(items)) => Value::Set(
+                items
+                    .iter()
+                    .map(|item| {
+                        let p = prior_of(&nested.type_name)
+                            .and_then(|p| p.elements().iter().find(|e| *e == item));
+                        unknown_computed(&nested.block, item, p)
+                    })
+                    .collect(),
+            ),
+            (Nesting::Map, Value::Map(items)) => Value::Map(
+                items
+                    .iter()
+                    .map(|(k, item)| {
+                        let p = prior_of(&nested.type_name).and_then(|p| p.entries()?.get(k));
+                        (k.clone(), unknown_computed(&nested.block, item, p))
+                    })
+                    .collect(),
+            ),
+            (_, v) => v.clone(),
+        };
+    }
+    Value::Object(out)
+}
+
+/// Fills what a value built from a live object leaves out: missing attributes become null,
+/// missing list and set blocks empty, as the engine expects of a resource value.
+pub fn conform(block: &Block, value: Value) -> Value {
+    let Value::Object(mut fields) = value else {
+        return value;
+    };
+    for attribute in &block.attributes {
+        fields.entry(attribute.name.clone()).or_insert(Value::Null);
+    }
+    for nested in &block.blocks {
+        let value = fields.remove(&nested.type_name).unwrap_or_default();
+        let value = match (nested.nesting, value) {
+            (Nesting::List, Value::Null) => Value::List(Vec::new()),
+            (Nesting::Set, Value::Null) => Value::Set(Vec::new()),
+            (Nesting::List, Value::List(items)) => {
+                Value::List(items.into_iter().map(|i| conform(&nested.block, i)).collect())
+            }
+            (Nesting::Set, Value::Set(items)) => {
+                Value::Set(items.into_iter().map(|i| conform(&nested.block, i)).collect())
+            }
+            (Nesting::Map, Value::Map(items)) => {
+                Value::Map(items.into_iter().map(|(k, i)| (k, conform(&nested.block, i))).collect())
+            }
+            (_, v) => conform(&nested.block, v),
+        };
+        fields.insert(nested.type_name.clone(), value);
+    }
+    Value::Object(fields)
+}
+
+/// The server-maintained metadata that any write changes.
+pub fn metadata_will_change(planned: &mut Value) {
+    if let Some(Value::List(items)) = planned.get_mut("metadata")
+        && let Some(meta) = items.first_mut()
+    {
+        meta.set("resource_version", Value::unknown());
+        meta.set("generation", Value::unknown());
+    }
+}
+
+/// Changes to an object's identity replace it: `metadata[0].name`, `metadata[0].namespace`, and
+/// `metadata[0].generate_name` when the name comes from it.
+pub fn replace_paths(prior: &Value, planned: &Value) -> Vec<AttributePath> {
+    let (before, after) = (metadata::of(prior), metadata::of(planned));
+    let named = !after.get("name").is_unknown() && after.get("generate_name").is_null();
+    let mut keys = vec!["name", "namespace"];
+    if !named {
+        keys.push("generate_name");
+    }
+    keys.into_iter()
+        .filter(|k| {
+            let (b, a) = (before.get(k), after.get(k));
+            !a.is_unknown() && b != a
+        })
+        .map(|k| AttributePath::root("metadata").index(0).attribute(k))
+        .collect()
+}
+
+/// The value an apply reports: what the plan promised wherever it was known, the object's
+/// read-back wherever it was unknown. A later refresh shows any real difference as drift,
+/// instead of the engine failing the apply as inconsistent.
+pub fn settle(planned: &Value, observed: &Value) -> Value {
+    if planned.is_wholly_known() {
+        return planned.clone();
+    }
+    match (planned, observed) {
+        (Value::Object(p), Value::Object(o)) => Value::Object(
+            p.iter()
+                .map(|(k, v)| (k.clone(), settle(v, o.get(k).unwrap_or(&Value::Null))))
+                .collect(),
+        ),
+        (Value::Map(p), Value::Map(o)) if p.keys().eq(o.keys()) => {
+            Value::Map(p.iter().map(|(k, v)| (k.clone(), settle(v, &o[k]))).collect())
+        }
+        (Value::List(p), Value::List(o)) if p.len() == o.len() => {
+            Value::List(p.iter().zip(o).map(|(p, o)| settle(p, o)).collect())
+        }
+        _ => observed.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plugin_runtime::{Attribute, NestedBlock, Type};
+
+    fn schema() -> Block {
+        Block::new("r")
+            .attribute(Attribute::computed("id", Type::String, ""))
+            .attribute(Attribute::optional_computed("type", Type::String, ""))
+            .attribute(Attribute::optional("data", Type::map(Type::String), ""))
+            .block(NestedBlock::exactly_one(
+                "metadata",
+                Block::new("m")
+                    .attribute(Attribute::optional_computed("name", Type::String, ""))
+                    .attribute(Attribute::computed("uid", Type::String, "")),
+            ))
+    }
+
+    fn resource(id: Value, ty: Value, name: &str, uid: Value) -> Value {
+        Value::object([
+            ("id", id),
+            ("type", ty),
+            ("data", Value::Null),
+            ("metadata", Value::List(vec![Value::object([("name", Value::string(name)), ("uid", uid)])])),
+        ])
+    }
+
+    #[test]
+    fn create_makes_null_computed_values_unknown() {
+        let proposed = resource(Value::Null, Value::Null, "a", Value::Null);
+        let got = unknown_computed(&schema(), &proposed, None);
+        assert!(got.get("id").is_unknown());
+        assert!(got.get("type").is_unknown());
+        assert!(got.get("data").is_null(), "optional-only stays null");
+        assert!(metadata::of(&got).get("uid").is_unknown());
+        assert_eq!(metadata::of(&got).get("name"), &Value::string("a"));
+    }
+
+    #[test]
+    fn update_keeps_nulls_the_prior_has() {
+        let prior = resource(Value::string("x"), Value::Null, "a", Value::string("u"));
+        let got = unknown_computed(&schema(), &prior, Some(&prior));
+        assert_eq!(got, prior);
+    }
+
+    #[test]
+    fn name_change_replaces_and_label_change_does_not() {
+        let prior = resource(Value::string("a"), Value::Null, "a", Value::string("u"));
+        let renamed = resource(Value::string("a"), Value::Null, "b", Value::string("u"));
+        assert_eq!(
+            replace_paths(&prior, &renamed),
+            vec![AttributePath::root("metadata").index(0).attribute("name")]
+        );
+        assert!(replace_paths(&prior, &prior).is_empty());
+    }
+
+    #[test]
+    fn settle_fills_unknowns_only() {
+        let planned = resource(Value::string("a"), Value::unknown(), "a", Value::unknown());
+        let observed = resource(Value::string("zzz"), Value::string("Opaque"), "a", Value::string("u"));
+        let got = settle(&planned, &observed);
+        assert_eq!(got.get("id"), &Value::string("a"));
+        assert_eq!(got.get("type"), &Value::string("Opaque"));
+        assert_eq!(metadata::of(&got).get("uid"), &Value::string("u"));
+    }
+
+    #[test]
+    fn conform_fills_missing_attributes_and_blocks() {
+        let got = conform(&schema(), Value::object([("id", Value::string("a"))]));
+        assert_eq!(got.get("type"), &Value::Null);
+        assert_eq!(got.get("metadata"), &Value::List(Vec::new()));
+    }
+
+    #[test]
+    fn metadata_computed_fields_become_unknown_on_change() {
+        let mut planned = resource(Value::string("a"), Value::Null, "a", Value::string("u"));
+        metadata_will_change(&mut planned);
+        assert!(metadata::of(&planned).get("resource_version").is_unknown());
+        assert_eq!(metadata::of(&planned).get("uid"), &Value::string("u"));
+    }
+}

