@@ -31,18 +31,29 @@ impl EngineOutput {
 
 impl std::fmt::Display for EngineOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit code {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+        write!(
+            f,
+            "exit code {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 
 /// Commands that accept `-no-color` (it must follow the command name).
-const NO_COLOR_COMMANDS: [&str; 12] =
-    ["init", "validate", "plan", "apply", "destroy", "refresh", "import", "show", "output", "console", "taint", "untaint"];
+const NO_COLOR_COMMANDS: [&str; 12] = [
+    "init", "validate", "plan", "apply", "destroy", "refresh", "import", "show", "output", "console",
+    "taint", "untaint",
+];
 
 /// Runs a blocking program with a deadline, capturing its output.
 pub(crate) fn run_command(mut command: Command, timeout: Duration) -> EngineOutput {
-    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
     let reader = |pipe: Option<Box<dyn Read + Send>>| {
         thread::spawn(move || {
             let mut text = String::new();
@@ -72,12 +83,18 @@ pub(crate) fn run_command(mut command: Command, timeout: Duration) -> EngineOutp
         }
     };
     use std::os::unix::process::ExitStatusExt;
-    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    let code = status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
     let mut stderr = stderr.join().expect("stderr reader");
     if timed_out {
         stderr.push_str(&format!("\n[acceptance] killed after {timeout:?}: {command:?}\n"));
     }
-    EngineOutput { code, stdout: stdout.join().expect("stdout reader"), stderr }
+    EngineOutput {
+        code,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr,
+    }
 }
 
 /// The engine in one working directory, with the environment a test gives it.
@@ -99,7 +116,11 @@ impl Engine {
             _ => paths::tool("terraform"),
         };
         let cli_config = cli_config.to_string_lossy();
-        let envs = [("TF_CLI_CONFIG_FILE", cli_config.as_ref()), ("TF_IN_AUTOMATION", "1"), ("TF_INPUT", "0")];
+        let envs = [
+            ("TF_CLI_CONFIG_FILE", cli_config.as_ref()),
+            ("TF_IN_AUTOMATION", "1"),
+            ("TF_INPUT", "0"),
+        ];
         Engine {
             program,
             workdir: workdir.to_path_buf(),
@@ -149,8 +170,13 @@ impl Engine {
     /// Starts the engine with stdout and stderr piped, e.g. to kill it mid-apply.
     pub fn spawn(&self, args: &[&str]) -> Child {
         let mut command = self.command(args);
-        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        command.spawn().unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"))
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"))
     }
 
     /// `init -input=false`: installs the providers from the mirror.
@@ -208,16 +234,24 @@ impl PlanSummary {
 
     /// The actions planned for `address`, if the plan mentions it.
     pub fn actions(&self, address: &str) -> Option<&[String]> {
-        self.changes.iter().find(|(a, _)| a == address).map(|(_, actions)| actions.as_slice())
+        self.changes
+            .iter()
+            .find(|(a, _)| a == address)
+            .map(|(_, actions)| actions.as_slice())
     }
 
     /// How many resources have `action` among their actions (a replace counts as both).
     pub fn count(&self, action: &str) -> usize {
-        self.changes.iter().filter(|(_, actions)| actions.iter().any(|a| a == action)).count()
+        self.changes
+            .iter()
+            .filter(|(_, actions)| actions.iter().any(|a| a == action))
+            .count()
     }
 
     /// True when no resource changes: every action is `no-op` or `read`.
     pub fn is_empty(&self) -> bool {
-        self.changes.iter().all(|(_, actions)| actions.iter().all(|a| a == "no-op" || a == "read"))
+        self.changes
+            .iter()
+            .all(|(_, actions)| actions.iter().all(|a| a == "no-op" || a == "read"))
     }
 }

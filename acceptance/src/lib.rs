@@ -2,11 +2,12 @@
 //! run against (a real one from `KUBECONFIG`, else the in-memory test server), and the provider
 //! mirror the engine installs the providers from.
 
-//TMP pub mod cluster;
+pub mod cluster;
 pub mod engine;
 pub mod mirror;
 pub mod paths;
 pub mod plugin_process;
+pub mod scenario;
 
-//TMP pub use cluster::Cluster;
+pub use cluster::Cluster;
 pub use engine::{Engine, EngineOutput, PlanSummary};

@@ -6,6 +6,7 @@
 
 use std::fs;
 use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -30,7 +31,10 @@ pub enum MirrorError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
     #[error("{path}: {source}")]
-    Zip { path: PathBuf, source: zip::result::ZipError },
+    Zip {
+        path: PathBuf,
+        source: zip::result::ZipError,
+    },
     #[error("provider binary {0} is missing: build it with `make build`")]
     MissingBinary(PathBuf),
     #[error("`cargo build --release` of the providers failed ({0})")]
@@ -40,7 +44,10 @@ pub enum MirrorError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> MirrorError + '_ {
-    move |source| MirrorError::Io { path: path.to_path_buf(), source }
+    move |source| MirrorError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The engine's platform name for this machine, e.g. `linux_amd64`.
@@ -64,7 +71,6 @@ pub fn provider_dir(mirror: &Path, type_name: &str) -> PathBuf {
 /// Archives are byte-for-byte reproducible (fixed timestamps), and every file is replaced
 /// atomically, so concurrent runs and readers never see a half-written file.
 pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
-    let platform = platform()?;
     let mirror = dist.join("mirror");
     for type_name in PROVIDER_TYPES {
         let binary = release_dir.join(format!("terraform-provider-{type_name}"));
@@ -74,7 +80,7 @@ pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
         let dir = provider_dir(&mirror, type_name);
         fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let stem = format!("terraform-provider-{type_name}_{VERSION}");
-        let archive = dir.join(format!("{stem}_{platform}.zip"));
+        let archive = archive_path(&mirror, type_name)?;
         let inner_name = format!("terraform-provider-{type_name}_v{VERSION}");
         let bytes = zip_one(&binary, &inner_name)?;
         let sums = format!("{:x}  {}\n", Sha256::digest(&bytes), file_name(&archive));
@@ -99,13 +105,47 @@ fn cli_config(mirror: &Path) -> String {
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The path of provider `type_name`'s archive for this machine in `mirror`.
+pub fn archive_path(mirror: &Path, type_name: &str) -> Result<PathBuf, MirrorError> {
+    let platform = platform()?;
+    Ok(provider_dir(mirror, type_name).join(format!("terraform-provider-{type_name}_{VERSION}_{platform}.zip")))
+}
+
+/// The engine's `h1:` package hash of an archive (Go's dirhash "Hash1" over the archive's files:
+/// SHA-256 of the sorted lines `<sha256 hex>  <name>`), as `init` records it in the lock file.
+pub fn archive_h1(archive: &Path) -> Result<String, MirrorError> {
+    use base64::Engine as _;
+    let zip_err = |source| MirrorError::Zip { path: archive.to_path_buf(), source };
+    let file = fs::File::open(archive).map_err(io_err(archive))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(zip_err)?;
+    let mut lines = Vec::new();
+    for index in 0..zip.len() {
+        let mut entry = zip.by_index(index).map_err(zip_err)?;
+        if entry.is_dir() {
+            continue;
+        }
+        let name = entry.name().map_err(zip_err)?.into_owned();
+        let mut hasher = Sha256::new();
+        io::copy(&mut entry, &mut hasher).map_err(io_err(archive))?;
+        lines.push(format!("{:x}  {name}\n", hasher.finalize()));
+    }
+    lines.sort_by(|a, b| a.split_once("  ").map(|x| x.1).cmp(&b.split_once("  ").map(|x| x.1)));
+    let digest = Sha256::digest(lines.concat().as_bytes());
+    Ok(format!("h1:{}", base64::engine::general_purpose::STANDARD.encode(digest)))
 }
 
 /// A zip archive holding the one executable `binary` under `inner_name`.
 fn zip_one(binary: &Path, inner_name: &str) -> Result<Vec<u8>, MirrorError> {
     let content = fs::read(binary).map_err(io_err(binary))?;
-    let zip_err = |source| MirrorError::Zip { path: binary.to_path_buf(), source };
+    let zip_err = |source| MirrorError::Zip {
+        path: binary.to_path_buf(),
+        source,
+    };
     let mut writer = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
     let options = SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
@@ -121,7 +161,12 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MirrorError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
     tmp.write_all(bytes).map_err(io_err(path))?;
-    tmp.persist(path).map_err(|e| MirrorError::Io { path: path.to_path_buf(), source: e.error })?;
+    // Temporary files are private; the mirror is as readable as any build output.
+    tmp.as_file().set_permissions(fs::Permissions::from_mode(0o644)).map_err(io_err(path))?;
+    tmp.persist(path).map_err(|e| MirrorError::Io {
+        path: path.to_path_buf(),
+        source: e.error,
+    })?;
     Ok(())
 }
 
@@ -139,7 +184,9 @@ pub fn ensure() -> &'static Path {
 fn build_and_package() -> Result<PathBuf, MirrorError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
-    build.current_dir(paths::workspace_root()).args(["build", "--release", "--quiet"]);
+    build
+        .current_dir(paths::workspace_root())
+        .args(["build", "--release", "--quiet"]);
     for type_name in PROVIDER_TYPES {
         build.args(["-p", &format!("provider-{type_name}")]);
     }

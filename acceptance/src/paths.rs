@@ -6,7 +6,10 @@ use std::path::PathBuf;
 /// The workspace root (the folder holding the root Cargo.toml and the Makefile).
 pub fn workspace_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().expect("the acceptance crate sits inside the workspace").to_path_buf()
+    manifest
+        .parent()
+        .expect("the acceptance crate sits inside the workspace")
+        .to_path_buf()
 }
 
 /// `.tools/bin`: the engine and kubectl installed by `make setup`.
@@ -35,5 +38,9 @@ pub fn target_dir() -> PathBuf {
 /// The program `name` from `.tools/bin` when `make setup` installed it, else from PATH.
 pub fn tool(name: &str) -> PathBuf {
     let local = tools_bin().join(name);
-    if local.exists() { local } else { PathBuf::from(name) }
+    if local.exists() {
+        local
+    } else {
+        PathBuf::from(name)
+    }
 }

@@ -118,7 +118,11 @@ pub fn engine_identity() -> Result<Identity, PluginError> {
 
 /// Starts `path` as the engine would and waits for its handshake line.
 pub async fn start_plugin(path: &Path, options: &StartOptions) -> Result<PluginProcess, PluginError> {
-    let client_identity = if options.tls { Some(engine_identity()?) } else { None };
+    let client_identity = if options.tls {
+        Some(engine_identity()?)
+    } else {
+        None
+    };
     let mut command = Command::new(path);
     command
         .env_remove(MAGIC_COOKIE_KEY)
@@ -129,8 +133,7 @@ pub async fn start_plugin(path: &Path, options: &StartOptions) -> Result<PluginP
         .env("PLUGIN_MAX_PORT", "25000")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
     if options.cookie {
         command.env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE);
     }
@@ -150,7 +153,9 @@ pub async fn start_plugin(path: &Path, options: &StartOptions) -> Result<PluginP
         tokio::spawn(async move {
             let mut buf = [0u8; 4096];
             while let Ok(n @ 1..) = pipe.read(&mut buf).await {
-                sink.lock().expect("stderr lock").push_str(&String::from_utf8_lossy(&buf[..n]));
+                sink.lock()
+                    .expect("stderr lock")
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
             }
         });
     }
@@ -194,7 +199,8 @@ impl PluginProcess {
 
     /// A channel presenting the certificate the plugin was started with.
     pub async fn connect(&self) -> Result<Channel, PluginError> {
-        self.connect_as(self.client_identity.as_ref().map(Identity::duplicate)).await
+        self.connect_as(self.client_identity.as_ref().map(Identity::duplicate))
+            .await
     }
 
     /// A channel presenting `identity` (or no client certificate at all) over TLS when the
@@ -235,7 +241,22 @@ impl PluginProcess {
 
     /// Waits up to `limit` for the process to exit.
     pub async fn wait_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
-        tokio::time::timeout(limit, self.child.wait()).await.ok().and_then(Result::ok)
+        tokio::time::timeout(limit, self.child.wait())
+            .await
+            .ok()
+            .and_then(Result::ok)
+    }
+}
+
+/// A plugin left running is asked to stop with SIGTERM, so it removes its socket
+/// directory as it does when the engine ends it.
+impl Drop for PluginProcess {
+    fn drop(&mut self) {
+        if let Some(pid) = self.child.id().and_then(|p| i32::try_from(p).ok()) {
+            // SAFETY: kill has no memory-safety preconditions; the pid is our own child,
+            // not yet reaped (id() returns None once it has been waited for).
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
     }
 }
 
@@ -256,7 +277,11 @@ pub fn binary(name: &str) -> Result<PathBuf, PluginError> {
         })?;
     let debug = target.join("debug");
     let examples = debug.join("examples").join(name);
-    Ok(if examples.exists() { examples } else { debug.join(name) })
+    Ok(if examples.exists() {
+        examples
+    } else {
+        debug.join(name)
+    })
 }
 
 fn build_binaries() -> Result<PathBuf, PluginError> {

@@ -172,7 +172,9 @@ impl Estates {
 /// The engine in a working folder. `TF_VAR_wait_for_rollout=false` in the environment turns the
 /// Deployment's rollout wait off, for clusters without nodes.
 fn engine_for(workdir: &Path, kubeconfig: &Path) -> Engine {
-    Engine::new(workdir).env("TF_VAR_kubeconfig", &kubeconfig.to_string_lossy()).timeout(ENGINE_TIMEOUT)
+    Engine::new(workdir)
+        .env("TF_VAR_kubeconfig", &kubeconfig.to_string_lossy())
+        .timeout(ENGINE_TIMEOUT)
 }
 
 /// The namespace holding `estate`'s recorded outputs.

@@ -15,10 +15,17 @@ const RECORDS: &str = "registry.terraform.io/choudoufu/records";
 fn workdir_with_estate(estate: &str) -> tempfile::TempDir {
     let source = fs::read_to_string(paths::workspace_root().join("examples/providers/main.tf"))
         .expect("examples/providers/main.tf");
-    assert_eq!(source.matches("estate = \"example\"").count(), 2, "both provider blocks name the estate");
+    assert_eq!(
+        source.matches("estate = \"example\"").count(),
+        2,
+        "both provider blocks name the estate"
+    );
     let dir = tempfile::tempdir().expect("temporary working directory");
-    fs::write(dir.path().join("main.tf"), source.replace("estate = \"example\"", &format!("estate = {estate:?}")))
-        .expect("write main.tf");
+    fs::write(
+        dir.path().join("main.tf"),
+        source.replace("estate = \"example\"", &format!("estate = {estate:?}")),
+    )
+    .expect("write main.tf");
     dir
 }
 
@@ -46,24 +53,25 @@ fn init_installs_both_providers_from_the_mirror_and_locks_their_hashes() {
     assert!(init.success(), "init failed:\n{init}");
     let out = init.combined();
     for source in ["choudoufu/live", "choudoufu/records"] {
-        assert!(out.contains(&format!("Installing {source} v{}", mirror::VERSION)), "{source} not installed:\n{out}");
+        assert!(
+            out.contains(&format!("Installing {source} v{}", mirror::VERSION)),
+            "{source} not installed:\n{out}"
+        );
     }
-    assert!(!out.contains("development overrides"), "installed through dev_overrides:\n{out}");
+    assert!(
+        !out.contains("development overrides"),
+        "installed through dev_overrides:\n{out}"
+    );
 
     let lock = fs::read_to_string(dir.path().join(".terraform.lock.hcl")).expect("init writes the lock file");
-    let platform = mirror::platform().expect("platform");
+    let mirror_dir = paths::dist_dir().join("mirror");
     for (address, type_name) in [(LIVE, "live"), (RECORDS, "records")] {
         let block = lock_block(&lock, address);
         assert!(block.contains(&format!("version     = \"{}\"", mirror::VERSION)), "{block}");
-        assert!(block.contains("\"h1:"), "no h1 hash for {address}:\n{block}");
-        // The archive's own checksum, as SHA256SUMS lists it, is one of the locked hashes.
-        let sums_file = mirror::provider_dir(&paths::dist_dir().join("mirror"), type_name)
-            .join(format!("terraform-provider-{type_name}_{}_SHA256SUMS", mirror::VERSION));
-        let sums = fs::read_to_string(&sums_file).expect("SHA256SUMS beside the archive");
-        let archive = format!("terraform-provider-{type_name}_{}_{platform}.zip", mirror::VERSION);
-        let sum = sums.lines().find(|l| l.ends_with(&archive)).and_then(|l| l.split_whitespace().next());
-        let sum = sum.unwrap_or_else(|| panic!("{archive} not in {}", sums_file.display()));
-        assert!(block.contains(&format!("\"zh:{sum}\"")), "zh:{sum} not locked for {address}:\n{block}");
+        // The locked hash is that of the mirror's archive: the engine checked what it installed.
+        let archive = mirror::archive_path(&mirror_dir, type_name).expect("archive path");
+        let h1 = mirror::archive_h1(&archive).expect("hash of the mirror's archive");
+        assert!(block.contains(&format!("\"{h1}\"")), "{h1} of {} not locked:\n{block}", archive.display());
     }
 
     // A second init in the same directory checks the installed packages against the lock file.
@@ -84,7 +92,10 @@ fn validate_and_schema_show_both_providers() {
     for address in [LIVE, RECORDS] {
         let provider = &schema["provider_schemas"][address];
         let estate = &provider["provider"]["block"]["attributes"]["estate"];
-        assert_eq!(estate["type"], "string", "{address}: provider attribute estate:\n{provider:#}");
+        assert_eq!(
+            estate["type"], "string",
+            "{address}: provider attribute estate:\n{provider:#}"
+        );
         assert_eq!(estate["required"], true, "{address}: estate is required");
     }
     let live = &schema["provider_schemas"][LIVE]["resource_schemas"];
@@ -92,7 +103,10 @@ fn validate_and_schema_show_both_providers() {
         assert!(live.get(kind).is_some(), "{LIVE} has no resource {kind}");
     }
     let records = &schema["provider_schemas"][RECORDS]["data_source_schemas"];
-    assert!(records.get("terraform_estate_outputs").is_some(), "{RECORDS} has no data source terraform_estate_outputs");
+    assert!(
+        records.get("terraform_estate_outputs").is_some(),
+        "{RECORDS} has no data source terraform_estate_outputs"
+    );
 }
 
 #[test]
@@ -100,11 +114,21 @@ fn a_bad_estate_fails_validate_naming_the_attribute() {
     let dir = workdir_with_estate("Bad_Estate!");
     let engine = initialised(dir.path());
     let validate = engine.run(&["validate"]);
-    assert!(!validate.success(), "validate accepted estate \"Bad_Estate!\":\n{validate}");
+    assert!(
+        !validate.success(),
+        "validate accepted estate \"Bad_Estate!\":\n{validate}"
+    );
     let out = validate.combined();
     // The engine quotes the offending line when the diagnostic carries the attribute's path.
     for provider in ["kubernetes", "records"] {
-        assert!(out.contains(&format!("in provider \"{provider}\"")), "no error for provider {provider}:\n{out}");
+        assert!(
+            out.contains(&format!("in provider \"{provider}\"")),
+            "no error for provider {provider}:\n{out}"
+        );
     }
-    assert_eq!(out.matches("estate = \"Bad_Estate!\"").count(), 2, "errors do not point at `estate`:\n{out}");
+    assert_eq!(
+        out.matches("estate = \"Bad_Estate!\"").count(),
+        2,
+        "errors do not point at `estate`:\n{out}"
+    );
 }

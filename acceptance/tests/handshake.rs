@@ -26,7 +26,10 @@ async fn schema_of(name: &str) -> pb::get_provider_schema::Response {
     let plugin = start(name).await;
     assert_eq!(plugin.handshake.protocol, 6);
     assert_eq!(plugin.handshake.network, "unix");
-    assert!(plugin.handshake.server_cert.is_some(), "AutoMTLS puts the server certificate in the line");
+    assert!(
+        plugin.handshake.server_cert.is_some(),
+        "AutoMTLS puts the server certificate in the line"
+    );
     let mut client = provider_client(&plugin).await;
     client
         .get_provider_schema(pb::get_provider_schema::Request {})
@@ -39,12 +42,19 @@ async fn schema_of(name: &str) -> pb::get_provider_schema::Response {
 async fn echo_provider_schema_over_mtls() {
     let schema = schema_of(ECHO).await;
     let provider = schema.provider.and_then(|s| s.block).expect("provider schema");
-    let greeting = provider.attributes.iter().find(|a| a.name == "greeting").expect("greeting");
+    let greeting = provider
+        .attributes
+        .iter()
+        .find(|a| a.name == "greeting")
+        .expect("greeting");
     assert_eq!(greeting.r#type, b"\"string\"");
     assert!(greeting.optional);
     assert_eq!(greeting.description_kind, pb::StringKind::Markdown as i32);
     for alias in ["echo_message", "echo_message_v1"] {
-        assert!(schema.resource_schemas.contains_key(alias), "resource {alias} missing");
+        assert!(
+            schema.resource_schemas.contains_key(alias),
+            "resource {alias} missing"
+        );
     }
     assert!(schema.data_source_schemas.contains_key("echo_message"));
     let capabilities = schema.server_capabilities.expect("capabilities");
@@ -81,10 +91,18 @@ async fn validate_provider_config_reports_the_attribute() {
         config: dynamic_value(&Value::object([("greeting", Value::string(greeting))]), &ty),
     };
 
-    let ok = client.validate_provider_config(validate("hello")).await.expect("rpc").into_inner();
+    let ok = client
+        .validate_provider_config(validate("hello"))
+        .await
+        .expect("rpc")
+        .into_inner();
     assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
 
-    let bad = client.validate_provider_config(validate("forbidden")).await.expect("rpc").into_inner();
+    let bad = client
+        .validate_provider_config(validate("forbidden"))
+        .await
+        .expect("rpc")
+        .into_inner();
     let [diagnostic] = bad.diagnostics.as_slice() else {
         panic!("one diagnostic expected: {:?}", bad.diagnostics)
     };
@@ -92,7 +110,9 @@ async fn validate_provider_config_reports_the_attribute() {
     let steps = &diagnostic.attribute.as_ref().expect("attribute path").steps;
     assert_eq!(
         steps[0].selector,
-        Some(pb::attribute_path::step::Selector::AttributeName("greeting".into()))
+        Some(pb::attribute_path::step::Selector::AttributeName(
+            "greeting".into()
+        ))
     );
 }
 
@@ -117,7 +137,10 @@ async fn plan_and_apply_round_trip_values() {
     assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
     let planned = plan.planned_state.expect("planned state");
     let expected = Value::object([("input", Value::string("hi")), ("output", Value::string("hi"))]);
-    assert_eq!(codec::decode_msgpack(&planned.msgpack, &ty).expect("decodes"), expected);
+    assert_eq!(
+        codec::decode_msgpack(&planned.msgpack, &ty).expect("decodes"),
+        expected
+    );
 
     let apply = client
         .apply_resource_change(pb::apply_resource_change::Request {
@@ -131,7 +154,10 @@ async fn plan_and_apply_round_trip_values() {
         .expect("rpc")
         .into_inner();
     let new_state = apply.new_state.expect("new state");
-    assert_eq!(codec::decode_msgpack(&new_state.msgpack, &ty).expect("decodes"), expected);
+    assert_eq!(
+        codec::decode_msgpack(&new_state.msgpack, &ty).expect("decodes"),
+        expected
+    );
 
     // A destroy is planned without the resource, as a null.
     let destroy = client
@@ -156,7 +182,11 @@ async fn plan_and_apply_round_trip_values() {
         .await
         .expect("rpc")
         .into_inner();
-    assert!(unknown.diagnostics[0].detail.contains("echo_nothing"), "{:?}", unknown.diagnostics);
+    assert!(
+        unknown.diagnostics[0].detail.contains("echo_nothing"),
+        "{:?}",
+        unknown.diagnostics
+    );
 }
 
 #[tokio::test]
@@ -164,7 +194,10 @@ async fn shutdown_ends_the_process() {
     let mut plugin = start(ECHO).await;
     let mut controller = GrpcControllerClient::new(plugin.connect().await.expect("connect"));
     controller.shutdown(Empty {}).await.expect("Shutdown");
-    let status = plugin.wait_exit(Duration::from_secs(3)).await.expect("exits within 3 s");
+    let status = plugin
+        .wait_exit(Duration::from_secs(3))
+        .await
+        .expect("exits within 3 s");
     assert!(status.success(), "{status}");
     assert!(
         !std::path::Path::new(&plugin.handshake.address).exists(),
@@ -185,11 +218,17 @@ async fn other_client_certificates_are_refused() {
                 .await
                 .is_err(),
         };
-        assert!(refused, "a connection without the engine's certificate was served ({described})");
+        assert!(
+            refused,
+            "a connection without the engine's certificate was served ({described})"
+        );
     }
     // The rightful client still gets in afterwards.
     let mut client = provider_client(&plugin).await;
-    client.get_metadata(pb::get_metadata::Request {}).await.expect("GetMetadata");
+    client
+        .get_metadata(pb::get_metadata::Request {})
+        .await
+        .expect("GetMetadata");
 }
 
 #[tokio::test]
@@ -235,7 +274,10 @@ async fn plain_connection_without_tls() {
         .expect("handshake");
     assert!(plugin.handshake.server_cert.is_none());
     let mut client = provider_client(&plugin).await;
-    client.get_metadata(pb::get_metadata::Request {}).await.expect("GetMetadata");
+    client
+        .get_metadata(pb::get_metadata::Request {})
+        .await
+        .expect("GetMetadata");
 }
 
 #[tokio::test]
@@ -246,12 +288,18 @@ async fn exits_when_the_parent_dies() {
         .arg("-c")
         .arg(r#""$0" > /dev/null 2>&1 & echo $!; sleep 1"#)
         .arg(&echo)
-        .env(plugin_runtime::handshake::MAGIC_COOKIE_KEY, plugin_runtime::handshake::MAGIC_COOKIE_VALUE)
+        .env(
+            plugin_runtime::handshake::MAGIC_COOKIE_KEY,
+            plugin_runtime::handshake::MAGIC_COOKIE_VALUE,
+        )
         .env("TF_DISABLE_PLUGIN_TLS", "1")
         .output()
         .await
         .expect("shell runs");
-    let pid: u32 = String::from_utf8_lossy(&output.stdout).trim().parse().expect("pid printed");
+    let pid: u32 = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .expect("pid printed");
     let status_file = format!("/proc/{pid}/status");
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     loop {
@@ -262,7 +310,10 @@ async fn exits_when_the_parent_dies() {
         if !alive {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "plugin {pid} outlived its parent");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "plugin {pid} outlived its parent"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use base64::Engine;
 use kube::config::{
     AuthInfo, Cluster, Context, ExecConfig, ExecInteractiveMode, KubeConfigOptions, Kubeconfig,
-    NamedAuthInfo, NamedCluster, NamedContext,
+    KubeconfigError, NamedAuthInfo, NamedCluster, NamedContext,
 };
 use secrecy::SecretString;
 
@@ -82,7 +82,16 @@ fn load_base(s: &Settings) -> Result<Kubeconfig, ConnectError> {
     if s.get("host").is_some() {
         return Ok(Kubeconfig::default());
     }
-    Kubeconfig::read().map_err(|_| ConnectError::NoConfiguration)
+    Kubeconfig::read().map_err(|e| match e {
+        KubeconfigError::FindPath => ConnectError::NoConfiguration,
+        KubeconfigError::ReadConfig(io, _) if io.kind() == std::io::ErrorKind::NotFound => {
+            ConnectError::NoConfiguration
+        }
+        source => ConnectError::Kubeconfig {
+            location: "KUBECONFIG or ~/.kube/config".into(),
+            source,
+        },
+    })
 }
 
 /// The cluster, user and namespace of the chosen context, with the context overrides.

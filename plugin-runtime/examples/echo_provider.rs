@@ -18,8 +18,11 @@ impl Provider for Echo {
     fn schema(&self) -> Schema {
         Schema::new(
             0,
-            Block::new("The echo provider.")
-                .attribute(Attribute::optional("greeting", Type::String, "Must not be `forbidden`.")),
+            Block::new("The echo provider.").attribute(Attribute::optional(
+                "greeting",
+                Type::String,
+                "Must not be `forbidden`.",
+            )),
         )
     }
 

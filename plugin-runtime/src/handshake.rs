@@ -36,7 +36,10 @@ pub fn negotiate_protocol(offered: Option<&str>) -> Result<u32, HandshakeError> 
     let Some(offered) = offered.filter(|o| !o.trim().is_empty()) else {
         return Ok(PROTOCOL_VERSION);
     };
-    if offered.split(',').any(|v| v.trim().parse() == Ok(PROTOCOL_VERSION)) {
+    if offered
+        .split(',')
+        .any(|v| v.trim().parse() == Ok(PROTOCOL_VERSION))
+    {
         Ok(PROTOCOL_VERSION)
     } else {
         Err(HandshakeError::NoCommonProtocol {
@@ -61,7 +64,10 @@ mod tests {
     #[test]
     fn cookie_must_match() {
         assert_eq!(check_cookie(Some(MAGIC_COOKIE_VALUE)), Ok(()));
-        assert_eq!(check_cookie(Some("other")), Err(HandshakeError::NotStartedByEngine));
+        assert_eq!(
+            check_cookie(Some("other")),
+            Err(HandshakeError::NotStartedByEngine)
+        );
         assert_eq!(check_cookie(None), Err(HandshakeError::NotStartedByEngine));
     }
 
@@ -78,6 +84,9 @@ mod tests {
     fn line_has_unpadded_certificate() {
         let line = handshake_line(6, "unix", "/tmp/p/plugin.sock", Some(&[1, 2, 3, 4]));
         assert_eq!(line, "1|6|unix|/tmp/p/plugin.sock|grpc|AQIDBA\n");
-        assert_eq!(handshake_line(6, "tcp", "127.0.0.1:1234", None), "1|6|tcp|127.0.0.1:1234|grpc|\n");
+        assert_eq!(
+            handshake_line(6, "tcp", "127.0.0.1:1234", None),
+            "1|6|tcp|127.0.0.1:1234|grpc|\n"
+        );
     }
 }

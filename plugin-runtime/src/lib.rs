@@ -25,8 +25,8 @@ pub mod tls;
 pub mod types;
 pub mod value;
 
-pub use lifecycle::{serve, serve_async};
 pub use diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
+pub use lifecycle::{serve, serve_async};
 pub use provider::{
     ApplyRequest, ApplyResponse, DataSource, ImportRequest, ImportResponse, ImportedResource, PlanRequest,
     PlanResponse, Provider, ReadDataRequest, ReadDataResponse, ReadRequest, ReadResponse, Resource,

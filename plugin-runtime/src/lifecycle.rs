@@ -82,13 +82,23 @@ async fn run(provider: impl Provider) -> Result<(), ServeError> {
 
     let shutdown = ShutdownSignal::new();
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter.set_service_status("plugin", ServingStatus::Serving).await;
+    health_reporter
+        .set_service_status("plugin", ServingStatus::Serving)
+        .await;
     let router = tonic::transport::Server::builder()
         .add_service(health_service)
-        .add_service(tf_pb::provider_server::ProviderServer::new(ProviderService::new(provider)))
-        .add_service(go_pb::grpc_controller_server::GrpcControllerServer::new(Controller(shutdown.clone())))
-        .add_service(go_pb::grpc_stdio_server::GrpcStdioServer::new(Stdio(shutdown.clone())))
-        .add_service(go_pb::grpc_broker_server::GrpcBrokerServer::new(Broker(shutdown.clone())));
+        .add_service(tf_pb::provider_server::ProviderServer::new(ProviderService::new(
+            provider,
+        )))
+        .add_service(go_pb::grpc_controller_server::GrpcControllerServer::new(
+            Controller(shutdown.clone()),
+        ))
+        .add_service(go_pb::grpc_stdio_server::GrpcStdioServer::new(Stdio(
+            shutdown.clone(),
+        )))
+        .add_service(go_pb::grpc_broker_server::GrpcBrokerServer::new(Broker(
+            shutdown.clone(),
+        )));
 
     let line = handshake::handshake_line(
         protocol,
@@ -98,7 +108,10 @@ async fn run(provider: impl Provider) -> Result<(), ServeError> {
     );
     let incoming = listener.incoming(tls.map(|(config, _)| config));
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(line.as_bytes()).and_then(|()| stdout.flush()).map_err(ServeError::Stdout)?;
+    stdout
+        .write_all(line.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(ServeError::Stdout)?;
     drop(stdout);
     tracing::debug!(network, "plugin listening");
 
@@ -204,17 +217,21 @@ fn init_logging() {
         .filter(|v| !v.is_empty())
         .or_else(|| std::env::var("TF_LOG").ok());
     let level = match setting.as_deref().map(str::to_ascii_uppercase).as_deref() {
-        Some("TRACE" | "JSON") => tracing::Level::TRACE,
-        Some("DEBUG") => tracing::Level::DEBUG,
-        Some("INFO") => tracing::Level::INFO,
-        Some("WARN") => tracing::Level::WARN,
-        Some("ERROR") => tracing::Level::ERROR,
+        Some("TRACE" | "JSON") => "trace",
+        Some("DEBUG") => "debug",
+        Some("INFO") => "info",
+        Some("WARN") => "warn",
+        Some("ERROR") => "error",
         _ => return,
     };
+    // The transport crates stay at warnings: their debug output is noise to a provider's user.
+    let filter = tracing_subscriber::EnvFilter::new(format!(
+        "{level},h2=warn,hyper=warn,hyper_util=warn,tonic=warn,tower=warn,rustls=warn"
+    ));
     // A second call (tests, or a binary that set up its own) leaves the first in place.
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_max_level(level)
+        .with_env_filter(filter)
         .try_init();
 }

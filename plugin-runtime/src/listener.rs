@@ -96,7 +96,9 @@ impl Listener {
                     let ready = match acceptor {
                         None => connection,
                         Some(acceptor) => {
-                            match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(connection)).await {
+                            match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(connection))
+                                .await
+                            {
                                 Ok(Ok(stream)) => Connection::new(stream),
                                 Ok(Err(e)) => {
                                     tracing::warn!(error = %e, "refused a connection: TLS handshake failed");
@@ -137,7 +139,11 @@ impl tonic::transport::server::Connected for Connection {
 }
 
 impl AsyncRead for Connection {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         Pin::new(&mut *self.0).poll_read(cx, buf)
     }
 }

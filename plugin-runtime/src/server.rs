@@ -261,19 +261,26 @@ fn diagnostics_of(result: Result<Diagnostics, ServerError>) -> Vec<pb::Diagnosti
 
 #[tonic::async_trait]
 impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
-    async fn get_metadata(&self, _: Request<pb::get_metadata::Request>) -> RpcResult<pb::get_metadata::Response> {
+    async fn get_metadata(
+        &self,
+        _: Request<pb::get_metadata::Request>,
+    ) -> RpcResult<pb::get_metadata::Response> {
         use pb::get_metadata::{DataSourceMetadata, ResourceMetadata};
         Ok(Response::new(pb::get_metadata::Response {
             server_capabilities: Some(Self::capabilities()),
             resources: self
                 .resources
                 .keys()
-                .map(|name| ResourceMetadata { type_name: name.clone() })
+                .map(|name| ResourceMetadata {
+                    type_name: name.clone(),
+                })
                 .collect(),
             data_sources: self
                 .data_sources
                 .keys()
-                .map(|name| DataSourceMetadata { type_name: name.clone() })
+                .map(|name| DataSourceMetadata {
+                    type_name: name.clone(),
+                })
                 .collect(),
             ..Default::default()
         }))
@@ -305,8 +312,12 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         request: Request<pb::validate_provider_config::Request>,
     ) -> RpcResult<pb::validate_provider_config::Response> {
         let request = request.into_inner();
-        let result = decode(request.config.as_ref(), &self.provider_type, "provider configuration")
-            .map(|config| self.provider.validate_config(&config));
+        let result = decode(
+            request.config.as_ref(),
+            &self.provider_type,
+            "provider configuration",
+        )
+        .map(|config| self.provider.validate_config(&config));
         Ok(Response::new(pb::validate_provider_config::Response {
             diagnostics: diagnostics_of(result),
         }))
@@ -318,7 +329,11 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
     ) -> RpcResult<pb::validate_resource_config::Response> {
         let request = request.into_inner();
         let result = self.resource(&request.type_name).and_then(|entry| {
-            let config = decode(request.config.as_ref(), &entry.value_type, "resource configuration")?;
+            let config = decode(
+                request.config.as_ref(),
+                &entry.value_type,
+                "resource configuration",
+            )?;
             Ok(entry.resource.validate(&config))
         });
         Ok(Response::new(pb::validate_resource_config::Response {
@@ -332,7 +347,11 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
     ) -> RpcResult<pb::validate_data_resource_config::Response> {
         let request = request.into_inner();
         let result = self.data_source(&request.type_name).and_then(|entry| {
-            let config = decode(request.config.as_ref(), &entry.value_type, "data source configuration")?;
+            let config = decode(
+                request.config.as_ref(),
+                &entry.value_type,
+                "data source configuration",
+            )?;
             Ok(entry.data_source.validate(&config))
         });
         Ok(Response::new(pb::validate_data_resource_config::Response {
@@ -351,10 +370,11 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
             if raw.json.is_empty() && !raw.flatmap.is_empty() {
                 return Err(ServerError::FlatmapState.into());
             }
-            let state = codec::decode_json(&raw.json, &entry.value_type).map_err(|source| ServerError::Decode {
-                what: "stored state",
-                source,
-            })?;
+            let state =
+                codec::decode_json(&raw.json, &entry.value_type).map_err(|source| ServerError::Decode {
+                    what: "stored state",
+                    source,
+                })?;
             let upgraded = entry.resource.upgrade_state(request.version, state)?;
             Ok(encode(&upgraded, &entry.value_type, "upgraded state")?)
         })();
@@ -372,7 +392,9 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         &self,
         _: Request<pb::get_resource_identity_schemas::Request>,
     ) -> RpcResult<pb::get_resource_identity_schemas::Response> {
-        Ok(Response::new(pb::get_resource_identity_schemas::Response::default()))
+        Ok(Response::new(
+            pb::get_resource_identity_schemas::Response::default(),
+        ))
     }
 
     async fn configure_provider(
@@ -380,7 +402,11 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         request: Request<pb::configure_provider::Request>,
     ) -> RpcResult<pb::configure_provider::Response> {
         let request = request.into_inner();
-        let diagnostics = match decode(request.config.as_ref(), &self.provider_type, "provider configuration") {
+        let diagnostics = match decode(
+            request.config.as_ref(),
+            &self.provider_type,
+            "provider configuration",
+        ) {
             Ok(config) => self.provider.configure(&config).await,
             Err(e) => e.into(),
         };
@@ -414,11 +440,13 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         }
         .await;
         // On failure the engine keeps the state it had; hand it back unchanged.
-        Ok(Response::new(outcome.unwrap_or_else(|diagnostics| pb::read_resource::Response {
-            new_state: request.current_state,
-            private: request.private,
-            diagnostics: to_proto_diagnostics(diagnostics),
-            ..Default::default()
+        Ok(Response::new(outcome.unwrap_or_else(|diagnostics| {
+            pb::read_resource::Response {
+                new_state: request.current_state,
+                private: request.private,
+                diagnostics: to_proto_diagnostics(diagnostics),
+                ..Default::default()
+            }
         })))
     }
 

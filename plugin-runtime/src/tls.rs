@@ -37,18 +37,25 @@ impl Identity {
     /// A self-signed certificate shaped like go-plugin's: SAN `localhost`, CA:true,
     /// usable for server and client auth, signed with `algorithm`.
     pub fn generate(algorithm: &'static rcgen::SignatureAlgorithm) -> Result<Identity, TlsError> {
-        use rcgen::{BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyUsagePurpose};
+        use rcgen::{
+            BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyUsagePurpose,
+        };
         let key = rcgen::KeyPair::generate_for(algorithm)?;
         let mut params = CertificateParams::new(vec!["localhost".to_string()])?;
         params.distinguished_name.push(DnType::CommonName, "localhost");
-        params.distinguished_name.push(DnType::OrganizationName, "HashiCorp");
+        params
+            .distinguished_name
+            .push(DnType::OrganizationName, "HashiCorp");
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params.key_usages = vec![
             KeyUsagePurpose::DigitalSignature,
             KeyUsagePurpose::KeyEncipherment,
             KeyUsagePurpose::KeyCertSign,
         ];
-        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth, ExtendedKeyUsagePurpose::ClientAuth];
+        params.extended_key_usages = vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ];
         let cert = params.self_signed(&key)?;
         Ok(Identity {
             cert: cert.der().clone(),
@@ -73,7 +80,10 @@ impl Identity {
             .chunks(64)
             .map(|c| std::str::from_utf8(c).expect("base64 is ASCII"))
             .collect();
-        format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n", lines.join("\n"))
+        format!(
+            "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
+            lines.join("\n")
+        )
     }
 }
 
@@ -88,9 +98,15 @@ fn crypto_provider() -> Arc<CryptoProvider> {
 
 /// The plugin side: our identity, and only the engine's certificate accepted. ALPN `h2`
 /// is required by grpc-go clients.
-pub fn server_config(identity: Identity, client_cert: CertificateDer<'static>) -> Result<rustls::ServerConfig, TlsError> {
+pub fn server_config(
+    identity: Identity,
+    client_cert: CertificateDer<'static>,
+) -> Result<rustls::ServerConfig, TlsError> {
     let provider = crypto_provider();
-    let verifier = Arc::new(PinnedCert::new(client_cert, provider.signature_verification_algorithms));
+    let verifier = Arc::new(PinnedCert::new(
+        client_cert,
+        provider.signature_verification_algorithms,
+    ));
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .with_client_cert_verifier(verifier)
@@ -106,7 +122,10 @@ pub fn client_config(
     server_cert: CertificateDer<'static>,
 ) -> Result<rustls::ClientConfig, TlsError> {
     let provider = crypto_provider();
-    let verifier = Arc::new(PinnedCert::new(server_cert, provider.signature_verification_algorithms));
+    let verifier = Arc::new(PinnedCert::new(
+        server_cert,
+        provider.signature_verification_algorithms,
+    ));
     let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .dangerous()
@@ -136,7 +155,9 @@ impl PinnedCert {
         if presented.as_ref() == self.der.as_ref() {
             Ok(())
         } else {
-            Err(rustls::Error::InvalidCertificate(CertificateError::ApplicationVerificationFailure))
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::ApplicationVerificationFailure,
+            ))
         }
     }
 }

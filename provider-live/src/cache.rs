@@ -28,14 +28,32 @@ pub struct ReadCache {
 
 impl ReadCache {
     /// The live object, or `None` when absent.
-    pub async fn get(&self, client: &Client, target: &Target, selector: &str) -> Result<Option<Json>, ApiError> {
-        let key = (target.resource.api_version.clone(), target.resource.plural.clone(), target.namespace.clone());
-        let cell = self.lists.lock().expect("cache lock").entry(key).or_default().clone();
+    pub async fn get(
+        &self,
+        client: &Client,
+        target: &Target,
+        selector: &str,
+    ) -> Result<Option<Json>, ApiError> {
+        let key = (
+            target.resource.api_version.clone(),
+            target.resource.plural.clone(),
+            target.namespace.clone(),
+        );
+        let cell = self
+            .lists
+            .lock()
+            .expect("cache lock")
+            .entry(key)
+            .or_default()
+            .clone();
         let listing = cell
             .get_or_try_init(|| async {
                 match objects::list(client, &target.resource, target.namespace.as_deref(), selector).await {
                     Ok(items) => Ok(Listing::Items(
-                        items.into_iter().filter_map(|o| Some((name_of(&o)?.to_string(), o))).collect(),
+                        items
+                            .into_iter()
+                            .filter_map(|o| Some((name_of(&o)?.to_string(), o)))
+                            .collect(),
                     )),
                     Err(e) if e.is_forbidden() => Ok(Listing::Unlistable),
                     Err(e) => Err(e),

@@ -22,19 +22,34 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    pub async fn resolve(&self, client: &Client, api_version: &str, kind: &str) -> Result<Resolved, ApiError> {
+    pub async fn resolve(
+        &self,
+        client: &Client,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<Resolved, ApiError> {
         let key = (api_version.to_string(), kind.to_string());
         if let Some(found) = self.known.lock().expect("discovery lock").get(&key) {
             return Ok(found.clone());
         }
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         let gvk = GroupVersionKind::gvk(group, version, kind);
-        let what = ObjectRef { kind: kind.to_string(), namespace: None, name: format!("(apiVersion {api_version})") };
+        let what = ObjectRef {
+            kind: kind.to_string(),
+            namespace: None,
+            name: format!("(apiVersion {api_version})"),
+        };
         let (resource, caps) = with_retry(|| pinned_kind(client, &gvk))
             .await
             .map_err(|e| ApiError::from_kube(e, &what, "discover"))?;
-        let resolved = Resolved { resource, namespaced: caps.scope == Scope::Namespaced };
-        self.known.lock().expect("discovery lock").insert(key, resolved.clone());
+        let resolved = Resolved {
+            resource,
+            namespaced: caps.scope == Scope::Namespaced,
+        };
+        self.known
+            .lock()
+            .expect("discovery lock")
+            .insert(key, resolved.clone());
         Ok(resolved)
     }
 }

@@ -40,9 +40,17 @@ pub fn decide(live: Option<&Json>, estate: &str) -> Decision {
 #[derive(Debug, thiserror::Error)]
 pub enum GuardError {
     #[error("{object} belongs to estate \"{owner}\"")]
-    Foreign { object: ObjectRef, owner: String, estate: String },
+    Foreign {
+        object: ObjectRef,
+        owner: String,
+        estate: String,
+    },
     #[error("{object} already exists and belongs to no estate")]
-    Unlabelled { object: ObjectRef, type_name: String, import_id: String },
+    Unlabelled {
+        object: ObjectRef,
+        type_name: String,
+        import_id: String,
+    },
     #[error("The approved plan no longer matches the live system")]
     Stale { object: ObjectRef },
 }
@@ -51,12 +59,20 @@ impl From<GuardError> for Diagnostic {
     fn from(e: GuardError) -> Diagnostic {
         let summary = e.to_string();
         let detail = match e {
-            GuardError::Foreign { object, owner, estate } => format!(
+            GuardError::Foreign {
+                object,
+                owner,
+                estate,
+            } => format!(
                 "{object} carries the label tofu-estate={owner}: it is managed by estate \"{owner}\", \
                  not by this estate (\"{estate}\"). It was left untouched. Choose another name, or \
                  remove it from estate \"{owner}\" first."
             ),
-            GuardError::Unlabelled { object, type_name, import_id } => format!(
+            GuardError::Unlabelled {
+                object,
+                type_name,
+                import_id,
+            } => format!(
                 "{object} exists but carries no tofu-estate label, so it was not created by an estate. \
                  It is not adopted silently: import it to manage it here, with\n  \
                  terraform import {type_name}.<name> {import_id:?}\nor an import block:\n  \
@@ -119,8 +135,7 @@ fn sorted(value: &Json) -> Json {
     }
 }
 
-/// The checks before a write, with what the plan saw (`planned_private`: empty when the plan
-/// could not look, e.g. the name was unknown). `creating`: the plan is a create.
+/// The checks before a write. `creating`: the plan is a create.
 pub struct Check<'a> {
     pub object: &'a ObjectRef,
     pub estate: &'a str,
@@ -130,27 +145,31 @@ pub struct Check<'a> {
 }
 
 impl Check<'_> {
-    /// At plan: may this resource write the object? `Ok(true)` means it adopts.
-    pub fn at_plan(&self, live: Option<&Json>) -> Result<bool, GuardError> {
-        match decide(live, self.estate) {
-            Decision::Create => Ok(false),
-            Decision::Adopt => Ok(self.creating),
-            Decision::Refuse(owner) => Err(self.foreign(owner)),
-            Decision::Unlabelled if self.creating => Err(GuardError::Unlabelled {
-                object: self.object.clone(),
-                type_name: self.type_name.to_string(),
-                import_id: self.import_id.to_string(),
-            }),
+    /// May this resource write the object? `Ok(true)` means it adopts. `seen` is the
+    /// fingerprint an earlier step recorded (the refresh for a plan, the plan for an apply;
+    /// empty when there was none): a different object now means that step's view is stale.
+    ///
+    /// The engine plans again right before it applies, handing the refresh's fingerprint
+    /// (stored as the state's private data), so a saved plan is checked there too.
+    pub fn decide(&self, live: Option<&Json>, seen: &[u8]) -> Result<bool, GuardError> {
+        let adopt = match decide(live, self.estate) {
+            Decision::Create => false,
+            Decision::Adopt => self.creating,
+            Decision::Refuse(owner) => return Err(self.foreign(owner)),
+            Decision::Unlabelled if self.creating => {
+                return Err(GuardError::Unlabelled {
+                    object: self.object.clone(),
+                    type_name: self.type_name.to_string(),
+                    import_id: self.import_id.to_string(),
+                });
+            }
             // An unlabelled object already in state was imported: stamping it is the point.
-            Decision::Unlabelled => Ok(false),
-        }
-    }
-
-    /// At apply: the same decision on a fresh read, and the content must be what the plan saw.
-    pub fn at_apply(&self, live: Option<&Json>, planned_private: &[u8]) -> Result<bool, GuardError> {
-        let adopt = self.at_plan(live)?;
-        if !planned_private.is_empty() && fingerprint(live) != planned_private {
-            return Err(GuardError::Stale { object: self.object.clone() });
+            Decision::Unlabelled => false,
+        };
+        if !seen.is_empty() && fingerprint(live) != seen {
+            return Err(GuardError::Stale {
+                object: self.object.clone(),
+            });
         }
         Ok(adopt)
     }
@@ -164,7 +183,11 @@ impl Check<'_> {
     }
 
     fn foreign(&self, owner: String) -> GuardError {
-        GuardError::Foreign { object: self.object.clone(), owner, estate: self.estate.to_string() }
+        GuardError::Foreign {
+            object: self.object.clone(),
+            owner,
+            estate: self.estate.to_string(),
+        }
     }
 }
 
@@ -181,18 +204,31 @@ mod tests {
     }
 
     fn object() -> ObjectRef {
-        ObjectRef { kind: "ConfigMap".into(), namespace: Some("shop".into()), name: "a".into() }
+        ObjectRef {
+            kind: "ConfigMap".into(),
+            namespace: Some("shop".into()),
+            name: "a".into(),
+        }
     }
 
     fn check(object: &ObjectRef, creating: bool) -> Check<'_> {
-        Check { object, estate: "app", type_name: "kubernetes_config_map", import_id: "shop/a", creating }
+        Check {
+            object,
+            estate: "app",
+            type_name: "kubernetes_config_map",
+            import_id: "shop/a",
+            creating,
+        }
     }
 
     #[test]
     fn decisions_follow_the_estate_label() {
         assert_eq!(decide(None, "app"), Decision::Create);
         assert_eq!(decide(Some(&labelled(Some("app"))), "app"), Decision::Adopt);
-        assert_eq!(decide(Some(&labelled(Some("network"))), "app"), Decision::Refuse("network".into()));
+        assert_eq!(
+            decide(Some(&labelled(Some("network"))), "app"),
+            Decision::Refuse("network".into())
+        );
         assert_eq!(decide(Some(&labelled(None)), "app"), Decision::Unlabelled);
     }
 
@@ -200,20 +236,31 @@ mod tests {
     fn create_adopts_ours_and_refuses_the_rest() {
         let o = object();
         let c = check(&o, true);
-        assert!(!c.at_plan(None).unwrap());
-        assert!(c.at_plan(Some(&labelled(Some("app")))).unwrap());
-        let foreign = c.at_plan(Some(&labelled(Some("network")))).unwrap_err();
+        assert!(!c.decide(None, b"").unwrap());
+        assert!(c.decide(Some(&labelled(Some("app"))), b"").unwrap());
+        let foreign = c.decide(Some(&labelled(Some("network"))), b"").unwrap_err();
         let d = Diagnostic::from(foreign);
-        assert!(d.summary.contains("network") && d.summary.contains("shop/a"), "{d:?}");
-        let unlabelled = Diagnostic::from(c.at_plan(Some(&labelled(None))).unwrap_err());
-        assert!(unlabelled.detail.contains("terraform import kubernetes_config_map.<name> \"shop/a\""));
+        assert!(
+            d.summary.contains("network") && d.summary.contains("shop/a"),
+            "{d:?}"
+        );
+        let unlabelled = Diagnostic::from(c.decide(Some(&labelled(None)), b"").unwrap_err());
+        assert!(
+            unlabelled
+                .detail
+                .contains("terraform import kubernetes_config_map.<name> \"shop/a\"")
+        );
     }
 
     #[test]
     fn update_stamps_an_imported_unlabelled_object() {
         let o = object();
-        assert!(!check(&o, false).at_plan(Some(&labelled(None))).unwrap());
-        assert!(check(&o, false).before_delete(Some(&labelled(Some("other")))).is_err());
+        assert!(!check(&o, false).decide(Some(&labelled(None)), b"").unwrap());
+        assert!(
+            check(&o, false)
+                .before_delete(Some(&labelled(Some("other"))))
+                .is_err()
+        );
         assert!(check(&o, false).before_delete(None).is_ok());
     }
 
@@ -234,9 +281,12 @@ mod tests {
         let private = fingerprint(Some(&seen));
         let mut moved = seen.clone();
         moved["data"]["k"] = json!("changed");
-        let err = check(&o, false).at_apply(Some(&moved), &private).unwrap_err();
-        assert_eq!(Diagnostic::from(err).summary, "The approved plan no longer matches the live system");
-        assert!(check(&o, false).at_apply(Some(&seen), &private).is_ok());
-        assert!(check(&o, true).at_apply(Some(&seen), b"absent").is_err());
+        let err = check(&o, false).decide(Some(&moved), &private).unwrap_err();
+        assert_eq!(
+            Diagnostic::from(err).summary,
+            "The approved plan no longer matches the live system"
+        );
+        assert!(check(&o, false).decide(Some(&seen), &private).is_ok());
+        assert!(check(&o, true).decide(Some(&seen), b"absent").is_err());
     }
 }

@@ -13,8 +13,8 @@ use async_trait::async_trait;
 use kube_estate::ESTATE_LABEL;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, ImportedResource, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource,
-    Schema, Type, Value,
+    ImportResponse, ImportedResource, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse,
+    Resource, Schema, Type, Value,
 };
 use regex::Regex;
 use serde_json::{Map, Value as Json};
@@ -48,13 +48,23 @@ struct Identity {
 impl Identity {
     /// From a manifest: apiVersion, kind and metadata.name are required.
     fn of(manifest: &Json) -> Result<Identity, Diagnostic> {
-        let text = |pointer: &str| manifest.pointer(pointer).and_then(Json::as_str).map(str::to_string);
+        let text = |pointer: &str| {
+            manifest
+                .pointer(pointer)
+                .and_then(Json::as_str)
+                .map(str::to_string)
+        };
         let missing = |what: &str, path: AttributePath| {
-            Diagnostic::error("Invalid manifest", format!("The manifest must set {what} (a string).")).at(path)
+            Diagnostic::error(
+                "Invalid manifest",
+                format!("The manifest must set {what} (a string)."),
+            )
+            .at(path)
         };
         let root = || AttributePath::root("manifest");
         Ok(Identity {
-            api_version: text("/apiVersion").ok_or_else(|| missing("apiVersion", root().attribute("apiVersion")))?,
+            api_version: text("/apiVersion")
+                .ok_or_else(|| missing("apiVersion", root().attribute("apiVersion")))?,
             kind: text("/kind").ok_or_else(|| missing("kind", root().attribute("kind")))?,
             namespace: text("/metadata/namespace"),
             name: text("/metadata/name")
@@ -72,9 +82,12 @@ impl Identity {
         }
         let mut take = |k: &str| fields.remove(k).filter(|v| !v.is_empty());
         match (take("apiVersion"), take("kind"), take("name")) {
-            (Some(api_version), Some(kind), Some(name)) => {
-                Ok(Identity { api_version, kind, namespace: take("namespace"), name })
-            }
+            (Some(api_version), Some(kind), Some(name)) => Ok(Identity {
+                api_version,
+                kind,
+                namespace: take("namespace"),
+                name,
+            }),
             _ => Err(Diagnostic::error(
                 "Invalid import id",
                 format!(
@@ -93,10 +106,15 @@ impl Identity {
 fn project(live: &Json, shape: &Json) -> Json {
     match (shape, live) {
         (Json::Object(s), Json::Object(l)) => Json::Object(
-            s.iter().filter_map(|(k, sv)| l.get(k).map(|lv| (k.clone(), project(lv, sv)))).collect(),
+            s.iter()
+                .filter_map(|(k, sv)| l.get(k).map(|lv| (k.clone(), project(lv, sv))))
+                .collect(),
         ),
         (Json::Array(s), Json::Array(l)) => Json::Array(
-            l.iter().enumerate().map(|(i, lv)| s.get(i).map(|sv| project(lv, sv)).unwrap_or(lv.clone())).collect(),
+            l.iter()
+                .enumerate()
+                .map(|(i, lv)| s.get(i).map(|sv| project(lv, sv)).unwrap_or(lv.clone()))
+                .collect(),
         ),
         _ => live.clone(),
     }
@@ -124,7 +142,9 @@ fn parse_path(path: &str) -> Vec<Step> {
 
 /// Removes the value at `path` (if present).
 fn remove_path(value: &mut Json, path: &[Step]) {
-    let Some((last, parents)) = path.split_last() else { return };
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
     let mut at = value;
     for step in parents {
         let next = match step {
@@ -170,7 +190,14 @@ fn as_manifest(live: &Json) -> Json {
         map.remove("status");
     }
     if let Some(meta) = m.get_mut("metadata").and_then(Json::as_object_mut) {
-        for key in ["uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink"] {
+        for key in [
+            "uid",
+            "resourceVersion",
+            "generation",
+            "creationTimestamp",
+            "managedFields",
+            "selfLink",
+        ] {
             meta.remove(key);
         }
         if let Some(labels) = meta.get_mut("labels").and_then(Json::as_object_mut) {
@@ -186,7 +213,11 @@ fn as_manifest(live: &Json) -> Json {
 fn computed_fields(value: &Value) -> Vec<String> {
     match value.get("computed_fields") {
         Value::Null => DEFAULT_COMPUTED_FIELDS.iter().map(|s| s.to_string()).collect(),
-        list => list.elements().iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        list => list
+            .elements()
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
     }
 }
 
@@ -201,29 +232,53 @@ impl Manifest {
     }
 
     async fn target(&self, client: &kube::Client, identity: &Identity) -> Result<Target, Diagnostics> {
-        let resolved =
-            self.ctx.discovery.resolve(client, &identity.api_version, &identity.kind).await.map_err(diag)?;
+        let resolved = self
+            .ctx
+            .discovery
+            .resolve(client, &identity.api_version, &identity.kind)
+            .await
+            .map_err(diag)?;
         let namespace = match (resolved.namespaced, &identity.namespace) {
             (true, ns) => Some(ns.clone().unwrap_or_else(|| "default".into())),
             (false, _) => None,
         };
-        Ok(Target { resource: resolved.resource, namespace, name: identity.name.clone() })
+        Ok(Target {
+            resource: resolved.resource,
+            namespace,
+            name: identity.name.clone(),
+        })
     }
 
     fn state_of(&self, live: &Json, prior: &Value) -> Value {
         let manifest = prior.get("manifest").to_json();
         let mut state = prior.clone();
         state.set("object", object_value(live, &manifest));
-        state.set("estate", Value::from(metadata::estate_of(live).map(str::to_string)));
+        state.set(
+            "estate",
+            Value::from(metadata::estate_of(live).map(str::to_string)),
+        );
         state
     }
 
     fn import_id(identity: &Identity) -> String {
-        let ns = identity.namespace.as_ref().map(|ns| format!("namespace={ns},")).unwrap_or_default();
-        format!("apiVersion={},kind={},{ns}name={}", identity.api_version, identity.kind, identity.name)
+        let ns = identity
+            .namespace
+            .as_ref()
+            .map(|ns| format!("namespace={ns},"))
+            .unwrap_or_default();
+        format!(
+            "apiVersion={},kind={},{ns}name={}",
+            identity.api_version, identity.kind, identity.name
+        )
     }
 
-    async fn write(&self, req: &ApplyRequest, diagnostics: &mut Diagnostics) -> Result<Value, Diagnostics> {
+    /// Returns the new state and its private data: the fingerprint a refresh of the unchanged
+    /// object will record too, so a saved plan stays valid when nothing moved.
+    async fn write(
+        &self,
+        req: &ApplyRequest,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<(Value, Vec<u8>), Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let estate = conn.estate.as_str();
         let planned = &req.planned_state;
@@ -240,7 +295,7 @@ impl Manifest {
             import_id: &import_id,
             creating: req.prior_state.is_null(),
         };
-        if check.at_apply(live.as_ref(), &req.planned_private).map_err(diag)? {
+        if check.decide(live.as_ref(), &req.planned_private).map_err(diag)? {
             diagnostics.push(guard::adopt_warning(&object, estate));
         }
         let mut body = manifest.clone();
@@ -259,15 +314,21 @@ impl Manifest {
         self.ctx.cache.invalidate();
         let applied = applied.map_err(diag)?;
         let state = plan::settle(planned, &self.state_of(&applied, planned));
-        let operation = if req.prior_state.is_null() { "create" } else { "update" };
+        let operation = if req.prior_state.is_null() {
+            "create"
+        } else {
+            "update"
+        };
         let timeout = timeouts::of(planned, operation, DEFAULT_TIMEOUT);
         if let Some(wait) = Wait::of(single(planned, "wait")) {
             let done = |live: Option<&Json>| live.is_some_and(|o| wait.satisfied(o));
-            if let Err(e) = objects::wait_until(&conn.client, &target, timeout, "meet its wait conditions", done).await {
+            if let Err(e) =
+                objects::wait_until(&conn.client, &target, timeout, "meet its wait conditions", done).await
+            {
                 diagnostics.push(e.into());
             }
         }
-        Ok(state)
+        Ok((state, guard::fingerprint(Some(&applied))))
     }
 
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
@@ -292,7 +353,9 @@ impl Manifest {
         self.ctx.cache.invalidate();
         deleted.map_err(diag)?;
         let timeout = timeouts::of(&req.prior_state, "delete", DEFAULT_TIMEOUT);
-        objects::wait_gone(&conn.client, &target, timeout).await.map_err(diag)
+        objects::wait_gone(&conn.client, &target, timeout)
+            .await
+            .map_err(diag)
     }
 }
 
@@ -319,9 +382,18 @@ impl Wait {
             .get("condition")
             .elements()
             .iter()
-            .filter_map(|c| Some((c.get("type").as_str()?.to_string(), c.get("status").as_str().map(str::to_string))))
+            .filter_map(|c| {
+                Some((
+                    c.get("type").as_str()?.to_string(),
+                    c.get("status").as_str().map(str::to_string),
+                ))
+            })
             .collect();
-        Some(Wait { rollout: block.get("rollout").as_bool().unwrap_or(false), fields, conditions })
+        Some(Wait {
+            rollout: block.get("rollout").as_bool().unwrap_or(false),
+            fields,
+            conditions,
+        })
     }
 
     fn satisfied(&self, live: &Json) -> bool {
@@ -344,7 +416,9 @@ impl Wait {
         let conditions_ok = self.conditions.iter().all(|(ty, status)| {
             conditions.into_iter().flatten().any(|c| {
                 c.get("type").and_then(Json::as_str) == Some(ty)
-                    && status.as_deref().is_none_or(|s| c.get("status").and_then(Json::as_str) == Some(s))
+                    && status
+                        .as_deref()
+                        .is_none_or(|s| c.get("status").and_then(Json::as_str) == Some(s))
             })
         });
         fields_ok && conditions_ok && (!self.rollout || rolled_out(live))
@@ -376,8 +450,16 @@ impl Resource for Manifest {
             ))
             .attribute(Attribute::optional("force_conflicts", Type::Bool, "Force changes against conflicts."));
         let condition = Block::new("A status condition to wait for.")
-            .attribute(Attribute::optional("type", Type::String, "The type of condition."))
-            .attribute(Attribute::optional("status", Type::String, "The condition status."));
+            .attribute(Attribute::optional(
+                "type",
+                Type::String,
+                "The type of condition.",
+            ))
+            .attribute(Attribute::optional(
+                "status",
+                Type::String,
+                "The condition status.",
+            ));
         let wait = Block::new("Configure waiter options.")
             .attribute(Attribute::optional(
                 "rollout",
@@ -389,10 +471,20 @@ impl Resource for Manifest {
                 Type::map(Type::String),
                 "A map of paths to fields to wait for a specific field value (a regular expression).",
             ))
-            .block(NestedBlock::new("condition", plugin_runtime::Nesting::List, condition));
-        let timeouts = ["create", "update", "delete"].iter().fold(Block::new("Timeouts."), |b, op| {
-            b.attribute(Attribute::optional(op, Type::String, &format!("Timeout for the {op} operation.")))
-        });
+            .block(NestedBlock::new(
+                "condition",
+                plugin_runtime::Nesting::List,
+                condition,
+            ));
+        let timeouts = ["create", "update", "delete"]
+            .iter()
+            .fold(Block::new("Timeouts."), |b, op| {
+                b.attribute(Attribute::optional(
+                    op,
+                    Type::String,
+                    &format!("Timeout for the {op} operation."),
+                ))
+            });
         let block = Block::new(
             "A Kubernetes object of any kind, described by a manifest in HCL and applied with server-side \
              apply; it carries the estate label `tofu-estate` like every object of this provider.",
@@ -434,13 +526,19 @@ impl Resource for Manifest {
         if let Err(d) = Identity::of(&json) {
             out.push(d);
         }
-        if json.pointer("/metadata/labels").and_then(|l| l.get(ESTATE_LABEL)).is_some() {
+        if json
+            .pointer("/metadata/labels")
+            .and_then(|l| l.get(ESTATE_LABEL))
+            .is_some()
+        {
             out.push(
                 Diagnostic::error(
                     "The estate label is set by the provider",
                     format!("Remove \"{ESTATE_LABEL}\" from the manifest's labels: every object carries it."),
                 )
-                .at(AttributePath::root("manifest").attribute("metadata").attribute("labels")),
+                .at(AttributePath::root("manifest")
+                    .attribute("metadata")
+                    .attribute("labels")),
             );
         }
         out
@@ -466,7 +564,11 @@ impl Resource for Manifest {
             if before.as_ref() != Some(&identity) {
                 response.requires_replace = vec![AttributePath::root("manifest")];
             }
-            if !matches(&prior.get("object").to_json(), &desired, &computed_fields(&planned)) {
+            if !matches(
+                &prior.get("object").to_json(),
+                &desired,
+                &computed_fields(&planned),
+            ) {
                 planned.set("object", Value::unknown());
             }
             if planned == *prior {
@@ -482,11 +584,22 @@ impl Resource for Manifest {
             planned.set("object", Value::unknown());
         }
         let target = self.target(&conn.client, &identity).await?;
-        let live = self.ctx.cache.get(&conn.client, &target, &conn.estate.selector()).await.map_err(diag)?;
+        let live = self
+            .ctx
+            .cache
+            .get(&conn.client, &target, &conn.estate.selector())
+            .await
+            .map_err(diag)?;
         let object = target.object_ref();
         let import_id = Self::import_id(&identity);
-        let check = Check { object: &object, estate, type_name: &req.type_name, import_id: &import_id, creating: prior.is_none() };
-        if check.at_plan(live.as_ref()).map_err(diag)? {
+        let check = Check {
+            object: &object,
+            estate,
+            type_name: &req.type_name,
+            import_id: &import_id,
+            creating: prior.is_none(),
+        };
+        if check.decide(live.as_ref(), &req.prior_private).map_err(diag)? {
             response.diagnostics.push(guard::adopt_warning(&object, estate));
         }
         response.planned_private = guard::fingerprint(live.as_ref());
@@ -497,27 +610,51 @@ impl Resource for Manifest {
     async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
         let mut diagnostics = Diagnostics::new();
         let outcome = if req.planned_state.is_null() {
-            self.destroy(&req).await.map(|()| Value::Null)
+            self.destroy(&req).await.map(|()| (Value::Null, Vec::new()))
         } else {
             self.write(&req, &mut diagnostics).await
         };
-        let new_state = outcome.unwrap_or_else(|d| {
+        let (new_state, private) = outcome.unwrap_or_else(|d| {
             diagnostics.extend(d);
-            req.prior_state.clone()
+            (req.prior_state.clone(), Vec::new())
         });
-        ApplyResponse { new_state, private: Vec::new(), diagnostics }
+        ApplyResponse {
+            new_state,
+            private,
+            diagnostics,
+        }
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let manifest = req.current_state.get("manifest").to_json();
         let Ok(identity) = Identity::of(&manifest) else {
-            return Ok(ReadResponse { new_state: req.current_state, private: req.private, ..Default::default() });
+            return Ok(ReadResponse {
+                new_state: req.current_state,
+                private: req.private,
+                ..Default::default()
+            });
         };
         let target = self.target(&conn.client, &identity).await?;
-        let live = self.ctx.cache.get(&conn.client, &target, &conn.estate.selector()).await.map_err(diag)?;
-        let new_state = live.map(|o| self.state_of(&o, &req.current_state)).unwrap_or_default();
-        Ok(ReadResponse { new_state, private: req.private, diagnostics: Diagnostics::new() })
+        let live = self
+            .ctx
+            .cache
+            .get(&conn.client, &target, &conn.estate.selector())
+            .await
+            .map_err(diag)?;
+        let new_state = live
+            .as_ref()
+            .map(|o| self.state_of(o, &req.current_state))
+            .unwrap_or_default();
+        let private = live
+            .as_ref()
+            .map(|o| guard::fingerprint(Some(o)))
+            .unwrap_or_default();
+        Ok(ReadResponse {
+            new_state,
+            private,
+            diagnostics: Diagnostics::new(),
+        })
     }
 
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
@@ -536,11 +673,18 @@ impl Resource for Manifest {
             Value::object([
                 ("manifest", Value::from_json(&manifest)),
                 ("object", object_value(&live, &manifest)),
-                ("estate", Value::from(metadata::estate_of(&live).map(str::to_string))),
+                (
+                    "estate",
+                    Value::from(metadata::estate_of(&live).map(str::to_string)),
+                ),
             ]),
         );
         Ok(ImportResponse {
-            imported: vec![ImportedResource { type_name: req.type_name, state, private: Vec::new() }],
+            imported: vec![ImportedResource {
+                type_name: req.type_name,
+                state,
+                private: Vec::new(),
+            }],
             diagnostics: Diagnostics::new(),
         })
     }
@@ -554,8 +698,19 @@ mod tests {
     #[test]
     fn import_ids_name_the_object() {
         let id = Identity::parse_import_id("apiVersion=v1,kind=ConfigMap,namespace=x,name=y").unwrap();
-        assert_eq!(id, Identity { api_version: "v1".into(), kind: "ConfigMap".into(), namespace: Some("x".into()), name: "y".into() });
-        assert_eq!(Manifest::import_id(&id), "apiVersion=v1,kind=ConfigMap,namespace=x,name=y");
+        assert_eq!(
+            id,
+            Identity {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                namespace: Some("x".into()),
+                name: "y".into()
+            }
+        );
+        assert_eq!(
+            Manifest::import_id(&id),
+            "apiVersion=v1,kind=ConfigMap,namespace=x,name=y"
+        );
         let cluster = Identity::parse_import_id("apiVersion=v1,kind=Namespace,name=shop").unwrap();
         assert_eq!(cluster.namespace, None);
         assert!(Identity::parse_import_id("v1/ConfigMap/x/y").is_err());
@@ -597,8 +752,11 @@ mod tests {
         let live = json!({"apiVersion": "v1", "kind": "ConfigMap", "status": {},
             "metadata": {"name": "h", "uid": "u", "resourceVersion": "1", "labels": {"tofu-estate": "app"}},
             "data": {"k": "v"}});
-        assert_eq!(as_manifest(&live), json!({"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": "h"}, "data": {"k": "v"}}));
+        assert_eq!(
+            as_manifest(&live),
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "h"}, "data": {"k": "v"}})
+        );
     }
 
     #[test]
@@ -606,11 +764,19 @@ mod tests {
         let wait = Wait::of(&Value::object([
             ("rollout", Value::Bool(false)),
             ("fields", Value::string_map([("status.phase", "^Active$")])),
-            ("condition", Value::List(vec![Value::object([("type", Value::string("Ready")), ("status", Value::string("True"))])])),
+            (
+                "condition",
+                Value::List(vec![Value::object([
+                    ("type", Value::string("Ready")),
+                    ("status", Value::string("True")),
+                ])]),
+            ),
         ]))
         .unwrap();
-        let ready = json!({"status": {"phase": "Active", "conditions": [{"type": "Ready", "status": "True"}]}});
-        let not_ready = json!({"status": {"phase": "Active", "conditions": [{"type": "Ready", "status": "False"}]}});
+        let ready =
+            json!({"status": {"phase": "Active", "conditions": [{"type": "Ready", "status": "True"}]}});
+        let not_ready =
+            json!({"status": {"phase": "Active", "conditions": [{"type": "Ready", "status": "False"}]}});
         assert!(wait.satisfied(&ready));
         assert!(!wait.satisfied(&not_ready));
     }

@@ -75,7 +75,11 @@ pub fn block(info: &KindInfo) -> NestedBlock {
 
 /// The single element of a resource value's `metadata` list (`Null` when absent).
 pub fn of(resource: &Value) -> &Value {
-    resource.get("metadata").elements().first().unwrap_or(&Value::Null)
+    resource
+        .get("metadata")
+        .elements()
+        .first()
+        .unwrap_or(&Value::Null)
 }
 
 /// The object metadata to write: name (or generateName), namespace, the user's labels plus
@@ -123,13 +127,29 @@ pub fn from_json(object: &Json, prior: &Value, namespaced: bool, ignore: &Ignore
         ("name", text("name")),
         (
             "generate_name",
-            if prior.is_null() { text("generateName") } else { prior.get("generate_name").clone() },
+            if prior.is_null() {
+                text("generateName")
+            } else {
+                prior.get("generate_name").clone()
+            },
         ),
-        ("labels", kept(meta.get("labels"), prior, "labels", &ignore.labels)),
-        ("annotations", kept(meta.get("annotations"), prior, "annotations", &ignore.annotations)),
+        (
+            "labels",
+            kept(meta.get("labels"), prior, "labels", &ignore.labels),
+        ),
+        (
+            "annotations",
+            kept(meta.get("annotations"), prior, "annotations", &ignore.annotations),
+        ),
         ("uid", text("uid")),
         ("resource_version", text("resourceVersion")),
-        ("generation", meta.get("generation").and_then(Json::as_i64).map(Value::int).unwrap_or_default()),
+        (
+            "generation",
+            meta.get("generation")
+                .and_then(Json::as_i64)
+                .map(Value::int)
+                .unwrap_or_default(),
+        ),
     ]);
     if namespaced {
         out.set("namespace", text("namespace"));
@@ -203,7 +223,10 @@ mod tests {
 
     #[test]
     fn import_takes_user_keys_but_not_estate_server_or_ignored() {
-        let ignore = Ignore { labels: vec![Regex::new("^team$").unwrap()], annotations: vec![] };
+        let ignore = Ignore {
+            labels: vec![Regex::new("^team$").unwrap()],
+            annotations: vec![],
+        };
         let got = from_json(&live(), &Value::Null, false, &ignore);
         assert_eq!(got.get("labels"), &Value::string_map([("app", "web")]));
         assert_eq!(got.get("annotations"), &Value::string_map([("note", "hi")]));

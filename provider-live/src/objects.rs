@@ -31,7 +31,11 @@ pub struct Manager<'a> {
 
 impl Target {
     pub fn object_ref(&self) -> ObjectRef {
-        ObjectRef { kind: self.resource.kind.clone(), namespace: self.namespace.clone(), name: self.name.clone() }
+        ObjectRef {
+            kind: self.resource.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
     }
 
     /// The import id hashicorp uses: `namespace/name`, or the bare name when cluster-scoped.
@@ -63,45 +67,70 @@ fn api(client: &Client, resource: &ApiResource, namespace: Option<&str>) -> Api<
 /// Plain JSON of an object, with apiVersion and kind even where the server left them out
 /// (list items).
 fn to_json(mut object: DynamicObject, resource: &ApiResource) -> Json {
-    object.types = Some(kube::api::TypeMeta { api_version: resource.api_version.clone(), kind: resource.kind.clone() });
+    object.types = Some(kube::api::TypeMeta {
+        api_version: resource.api_version.clone(),
+        kind: resource.kind.clone(),
+    });
     serde_json::to_value(object).unwrap_or_default()
 }
 
 /// The object, or `None` when it does not exist.
 pub async fn get(client: &Client, target: &Target) -> Result<Option<Json>, ApiError> {
     let api = target.api(client);
-    let found = with_retry(|| api.get_opt(&target.name)).await.map_err(target.error("get"))?;
+    let found = with_retry(|| api.get_opt(&target.name))
+        .await
+        .map_err(target.error("get"))?;
     Ok(found.map(|o| to_json(o, &target.resource)))
 }
 
 /// Server-side apply of `body` (a whole object) as `manager`.
-pub async fn apply(client: &Client, target: &Target, body: &Json, manager: &Manager<'_>) -> Result<Json, ApiError> {
+pub async fn apply(
+    client: &Client,
+    target: &Target,
+    body: &Json,
+    manager: &Manager<'_>,
+) -> Result<Json, ApiError> {
     let api = target.api(client);
     let mut params = PatchParams::apply(manager.name);
     if manager.force {
         params = params.force();
     }
     let patch = Patch::Apply(body);
-    let applied = with_retry(|| api.patch(&target.name, &params, &patch)).await.map_err(target.error("apply"))?;
+    let applied = with_retry(|| api.patch(&target.name, &params, &patch))
+        .await
+        .map_err(target.error("apply"))?;
     Ok(to_json(applied, &target.resource))
 }
 
 /// Creates `body` (used when the server picks the name from `generateName`).
 pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str) -> Result<Json, ApiError> {
     let api = target.api(client);
-    let object: DynamicObject = serde_json::from_value(body.clone())
-        .map_err(|e| ApiError::Other { object: target.object_ref(), code: 0, message: e.to_string() })?;
-    let params = PostParams { field_manager: Some(manager.to_string()), ..PostParams::default() };
-    let created = with_retry(|| api.create(&params, &object)).await.map_err(target.error("create"))?;
+    let object: DynamicObject = serde_json::from_value(body.clone()).map_err(|e| ApiError::Other {
+        object: target.object_ref(),
+        code: 0,
+        message: e.to_string(),
+    })?;
+    let params = PostParams {
+        field_manager: Some(manager.to_string()),
+        ..PostParams::default()
+    };
+    let created = with_retry(|| api.create(&params, &object))
+        .await
+        .map_err(target.error("create"))?;
     Ok(to_json(created, &target.resource))
 }
 
 /// A JSON merge patch (removes keys other managers own, which server-side apply cannot).
 pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Result<Json, ApiError> {
     let api = target.api(client);
-    let params = PatchParams { field_manager: Some(FIELD_MANAGER.to_string()), ..PatchParams::default() };
+    let params = PatchParams {
+        field_manager: Some(FIELD_MANAGER.to_string()),
+        ..PatchParams::default()
+    };
     let patch = Patch::Merge(patch);
-    let patched = with_retry(|| api.patch(&target.name, &params, &patch)).await.map_err(target.error("patch"))?;
+    let patched = with_retry(|| api.patch(&target.name, &params, &patch))
+        .await
+        .map_err(target.error("patch"))?;
     Ok(to_json(patched, &target.resource))
 }
 
@@ -133,7 +162,11 @@ pub async fn wait_until(
     let started = Instant::now();
     while !done(get(client, target).await?.as_ref()) {
         if started.elapsed() >= timeout {
-            return Err(WaitError::Timeout(Timeout { object: target.object_ref(), what: what.into(), after: timeout }));
+            return Err(WaitError::Timeout(Timeout {
+                object: target.object_ref(),
+                what: what.into(),
+                after: timeout,
+            }));
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -172,6 +205,8 @@ pub async fn list(
         namespace: namespace.map(str::to_string),
         name: format!("({selector})"),
     };
-    let list = with_retry(|| api.list(&params)).await.map_err(|e| ApiError::from_kube(e, &what, "list"))?;
+    let list = with_retry(|| api.list(&params))
+        .await
+        .map_err(|e| ApiError::from_kube(e, &what, "list"))?;
     Ok(list.items.into_iter().map(|o| to_json(o, resource)).collect())
 }

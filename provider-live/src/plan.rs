@@ -21,7 +21,9 @@ pub fn unknown_computed(block: &Block, proposed: &Value, prior: Option<&Value>) 
         }
     }
     for nested in &block.blocks {
-        let Some(value) = out.get_mut(&nested.type_name) else { continue };
+        let Some(value) = out.get_mut(&nested.type_name) else {
+            continue;
+        };
         let prior_of = |name: &str| prior.map(|p| p.get(name));
         *value = match (nested.nesting, &*value) {
             (Nesting::Single | Nesting::Group, v) => {
@@ -82,9 +84,12 @@ pub fn conform(block: &Block, value: Value) -> Value {
             (Nesting::Set, Value::Set(items)) => {
                 Value::Set(items.into_iter().map(|i| conform(&nested.block, i)).collect())
             }
-            (Nesting::Map, Value::Map(items)) => {
-                Value::Map(items.into_iter().map(|(k, i)| (k, conform(&nested.block, i))).collect())
-            }
+            (Nesting::Map, Value::Map(items)) => Value::Map(
+                items
+                    .into_iter()
+                    .map(|(k, i)| (k, conform(&nested.block, i)))
+                    .collect(),
+            ),
             (_, v) => conform(&nested.block, v),
         };
         fields.insert(nested.type_name.clone(), value);
@@ -92,13 +97,16 @@ pub fn conform(block: &Block, value: Value) -> Value {
     Value::Object(fields)
 }
 
-/// The server-maintained metadata that any write changes.
+/// The server-maintained metadata that any write changes (`generation` only on kinds that
+/// have one: ConfigMaps and Secrets never do).
 pub fn metadata_will_change(planned: &mut Value) {
     if let Some(Value::List(items)) = planned.get_mut("metadata")
         && let Some(meta) = items.first_mut()
     {
         meta.set("resource_version", Value::unknown());
-        meta.set("generation", Value::unknown());
+        if !meta.get("generation").is_null() {
+            meta.set("generation", Value::unknown());
+        }
     }
 }
 
@@ -166,7 +174,10 @@ mod tests {
             ("id", id),
             ("type", ty),
             ("data", Value::Null),
-            ("metadata", Value::List(vec![Value::object([("name", Value::string(name)), ("uid", uid)])])),
+            (
+                "metadata",
+                Value::List(vec![Value::object([("name", Value::string(name)), ("uid", uid)])]),
+            ),
         ])
     }
 
@@ -202,7 +213,12 @@ mod tests {
     #[test]
     fn settle_fills_unknowns_only() {
         let planned = resource(Value::string("a"), Value::unknown(), "a", Value::unknown());
-        let observed = resource(Value::string("zzz"), Value::string("Opaque"), "a", Value::string("u"));
+        let observed = resource(
+            Value::string("zzz"),
+            Value::string("Opaque"),
+            "a",
+            Value::string("u"),
+        );
         let got = settle(&planned, &observed);
         assert_eq!(got.get("id"), &Value::string("a"));
         assert_eq!(got.get("type"), &Value::string("Opaque"));

@@ -10,9 +10,9 @@ use plugin_runtime::{
 use regex::Regex;
 
 use crate::context::Context;
+use crate::kinds;
 use crate::manifest::Manifest;
 use crate::metadata::Ignore;
-use crate::kinds;
 
 const DESCRIPTION: &str = "Kubernetes resources compatible with hashicorp/kubernetes, every object \
     label-stamped `tofu-estate=<estate>`: objects of this estate are adopted after a lost state, \
@@ -25,7 +25,9 @@ pub struct LiveProvider {
 
 impl Default for LiveProvider {
     fn default() -> Self {
-        LiveProvider { ctx: Arc::new(Context::default()) }
+        LiveProvider {
+            ctx: Arc::new(Context::default()),
+        }
     }
 }
 
@@ -46,8 +48,15 @@ fn ignore_rules(config: &Value) -> Result<Ignore, Diagnostics> {
         }
         out
     };
-    let ignore = Ignore { labels: compile("ignore_labels"), annotations: compile("ignore_annotations") };
-    if errors.has_errors() { Err(errors) } else { Ok(ignore) }
+    let ignore = Ignore {
+        labels: compile("ignore_labels"),
+        annotations: compile("ignore_annotations"),
+    };
+    if errors.has_errors() {
+        Err(errors)
+    } else {
+        Ok(ignore)
+    }
 }
 
 #[async_trait]
@@ -106,7 +115,10 @@ mod tests {
             Value::List(vec![Value::string("^ok$"), Value::string("(unclosed")]),
         )]);
         let err = ignore_rules(&config).unwrap_err();
-        assert_eq!(err.0[0].attribute.as_ref().unwrap().to_string(), "ignore_labels[1]");
+        assert_eq!(
+            err.0[0].attribute.as_ref().unwrap().to_string(),
+            "ignore_labels[1]"
+        );
     }
 
     #[test]

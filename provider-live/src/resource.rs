@@ -53,7 +53,11 @@ pub fn parse_import_id(id: &str, namespaced: bool) -> Result<(Option<String>, St
             "Invalid import id",
             format!(
                 "{id:?} is not a valid id here: expected {}.",
-                if namespaced { "\"<namespace>/<name>\", e.g. \"shop/app-config\"" } else { "the object's name" }
+                if namespaced {
+                    "\"<namespace>/<name>\", e.g. \"shop/app-config\""
+                } else {
+                    "the object's name"
+                }
             ),
         )),
     }
@@ -77,7 +81,11 @@ impl<K: Kind> TypedResource<K> {
             (true, Value::Null) => Some("default".to_string()),
             (true, _) => return None,
         };
-        Some(Target { resource: api_resource(self.info()), namespace, name })
+        Some(Target {
+            resource: api_resource(self.info()),
+            namespace,
+            name,
+        })
     }
 
     /// The resource value for a live object; `prior` decides which labels, annotations and
@@ -91,18 +99,39 @@ impl<K: Kind> TypedResource<K> {
         let meta = metadata::from_json(object, metadata::of(prior), info.namespaced, self.ctx.ignore());
         let id = self.target(&meta).map(|t| t.import_id());
         state.set("id", Value::from(id));
-        state.set("estate", Value::from(metadata::estate_of(object).map(str::to_string)));
+        state.set(
+            "estate",
+            Value::from(metadata::estate_of(object).map(str::to_string)),
+        );
         state.set("metadata", Value::List(vec![meta]));
         plan::conform(&self.schema().block, state)
     }
 
-    fn check<'a>(&self, target: &'a CheckTarget, estate: &'a str, type_name: &'a str, creating: bool) -> Check<'a> {
-        Check { object: &target.object, estate, type_name, import_id: &target.import_id, creating }
+    fn check<'a>(
+        &self,
+        target: &'a CheckTarget,
+        estate: &'a str,
+        type_name: &'a str,
+        creating: bool,
+    ) -> Check<'a> {
+        Check {
+            object: &target.object,
+            estate,
+            type_name,
+            import_id: &target.import_id,
+            creating,
+        }
     }
 
     /// Creates or updates the object as planned. Errors before anything was written come back
     /// as `Err`; a failed wait after the write is a diagnostic beside the written state.
-    async fn write(&self, req: &ApplyRequest, diagnostics: &mut Diagnostics) -> Result<Value, Diagnostics> {
+    /// Returns the new state and its private data: the fingerprint a refresh of the unchanged
+    /// object will record too, so a saved plan stays valid when nothing moved.
+    async fn write(
+        &self,
+        req: &ApplyRequest,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<(Value, Vec<u8>), Diagnostics> {
         let info = self.info();
         let conn = self.ctx.connection().map_err(diag)?;
         let client = &conn.client;
@@ -111,7 +140,10 @@ impl<K: Kind> TypedResource<K> {
         let mut body = Map::new();
         body.insert("apiVersion".into(), Json::from(info.api_version));
         body.insert("kind".into(), Json::from(info.kind));
-        body.insert("metadata".into(), Json::Object(metadata::to_json(meta, conn.estate.as_str())));
+        body.insert(
+            "metadata".into(),
+            Json::Object(metadata::to_json(meta, conn.estate.as_str())),
+        );
         body.extend(self.kind.to_object(planned)?);
         let body = Json::Object(body);
 
@@ -119,16 +151,26 @@ impl<K: Kind> TypedResource<K> {
             Some(target) => {
                 let live = objects::get(client, &target).await.map_err(diag)?;
                 let named = CheckTarget::of(&target);
-                let check = self.check(&named, conn.estate.as_str(), &req.type_name, req.prior_state.is_null());
-                if check.at_apply(live.as_ref(), &req.planned_private).map_err(diag)? {
+                let check = self.check(
+                    &named,
+                    conn.estate.as_str(),
+                    &req.type_name,
+                    req.prior_state.is_null(),
+                );
+                if check.decide(live.as_ref(), &req.planned_private).map_err(diag)? {
                     diagnostics.push(guard::adopt_warning(&named.object, conn.estate.as_str()));
                 }
-                let manager = Manager { name: FIELD_MANAGER, force: true };
+                let manager = Manager {
+                    name: FIELD_MANAGER,
+                    force: true,
+                };
                 let applied = objects::apply(client, &target, &body, &manager).await;
                 self.ctx.cache.invalidate();
                 let applied = applied.map_err(diag)?;
                 match stray_keys(&body, &applied) {
-                    Some(patch) => objects::merge_patch(client, &target, &patch).await.map_err(diag)?,
+                    Some(patch) => objects::merge_patch(client, &target, &patch)
+                        .await
+                        .map_err(diag)?,
                     None => applied,
                 }
             }
@@ -148,7 +190,7 @@ impl<K: Kind> TypedResource<K> {
         if let Err(d) = self.kind.wait_ready(client, &applied, planned).await {
             diagnostics.push(d);
         }
-        Ok(state)
+        Ok((state, guard::fingerprint(Some(&applied))))
     }
 
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
@@ -167,7 +209,9 @@ impl<K: Kind> TypedResource<K> {
         self.ctx.cache.invalidate();
         deleted.map_err(diag)?;
         if let Some(timeout) = self.kind.delete_wait(&req.prior_state) {
-            objects::wait_gone(&conn.client, &target, timeout).await.map_err(diag)?;
+            objects::wait_gone(&conn.client, &target, timeout)
+                .await
+                .map_err(diag)?;
         }
         Ok(())
     }
@@ -181,7 +225,10 @@ struct CheckTarget {
 
 impl CheckTarget {
     fn of(target: &Target) -> CheckTarget {
-        CheckTarget { object: target.object_ref(), import_id: target.import_id() }
+        CheckTarget {
+            object: target.object_ref(),
+            import_id: target.import_id(),
+        }
     }
 }
 
@@ -200,8 +247,11 @@ fn stray_keys(body: &Json, applied: &Json) -> Option<Json> {
         let Some(live) = applied.get(field).and_then(Json::as_object) else {
             continue;
         };
-        let stray: Map<String, Json> =
-            live.keys().filter(|k| !ours.contains_key(*k)).map(|k| (k.clone(), Json::Null)).collect();
+        let stray: Map<String, Json> = live
+            .keys()
+            .filter(|k| !ours.contains_key(*k))
+            .map(|k| (k.clone(), Json::Null))
+            .collect();
         if !stray.is_empty() {
             patch.insert(field.clone(), Json::Object(stray));
         }
@@ -223,8 +273,14 @@ impl<K: Kind> Resource for TypedResource<K> {
         let info = self.info();
         let mut block = self.kind.block();
         block.description = info.description.to_string();
-        let id_doc = if info.namespaced { "`<namespace>/<name>` of the object." } else { "The object's name." };
-        block.attributes.insert(0, Attribute::computed("id", Type::String, id_doc));
+        let id_doc = if info.namespaced {
+            "`<namespace>/<name>` of the object."
+        } else {
+            "The object's name."
+        };
+        block
+            .attributes
+            .insert(0, Attribute::computed("id", Type::String, id_doc));
         block.attributes.insert(
             1,
             Attribute::computed(
@@ -242,7 +298,11 @@ impl<K: Kind> Resource for TypedResource<K> {
         let meta = metadata::of(config);
         let path = || AttributePath::root("metadata").index(0);
         let mut out = Diagnostics::new();
-        if meta.get("labels").entries().is_some_and(|l| l.contains_key(kube_estate::ESTATE_LABEL)) {
+        if meta
+            .get("labels")
+            .entries()
+            .is_some_and(|l| l.contains_key(kube_estate::ESTATE_LABEL))
+        {
             out.push(
                 Diagnostic::error(
                     "The estate label is set by the provider",
@@ -257,8 +317,11 @@ impl<K: Kind> Resource for TypedResource<K> {
         }
         if !meta.is_null() && meta.get("name").is_null() && meta.get("generate_name").is_null() {
             out.push(
-                Diagnostic::error("Missing name", "Set `name` (or `generate_name`) in the metadata block.")
-                    .at(path().attribute("name")),
+                Diagnostic::error(
+                    "Missing name",
+                    "Set `name` (or `generate_name`) in the metadata block.",
+                )
+                .at(path().attribute("name")),
             );
         }
         out.extend(timeouts::validate(config).into_iter().collect());
@@ -280,7 +343,13 @@ impl<K: Kind> Resource for TypedResource<K> {
         }
         planned.set("estate", Value::string(estate));
         let target = self.target(metadata::of(&planned));
-        planned.set("id", target.as_ref().map(|t| Value::string(t.import_id())).unwrap_or_else(Value::unknown));
+        planned.set(
+            "id",
+            target
+                .as_ref()
+                .map(|t| Value::string(t.import_id()))
+                .unwrap_or_else(Value::unknown),
+        );
 
         let mut response = PlanResponse::default();
         if let Some(prior) = prior {
@@ -297,11 +366,18 @@ impl<K: Kind> Resource for TypedResource<K> {
             }
         }
         if let Some(target) = &target {
-            let live = self.ctx.cache.get(&conn.client, target, &conn.estate.selector()).await.map_err(diag)?;
+            let live = self
+                .ctx
+                .cache
+                .get(&conn.client, target, &conn.estate.selector())
+                .await
+                .map_err(diag)?;
             let named = CheckTarget::of(target);
             let check = self.check(&named, estate, &req.type_name, prior.is_none());
-            if check.at_plan(live.as_ref()).map_err(diag)? {
-                response.diagnostics.push(guard::adopt_warning(&named.object, estate));
+            if check.decide(live.as_ref(), &req.prior_private).map_err(diag)? {
+                response
+                    .diagnostics
+                    .push(guard::adopt_warning(&named.object, estate));
             }
             response.planned_private = guard::fingerprint(live.as_ref());
         }
@@ -319,33 +395,66 @@ impl<K: Kind> Resource for TypedResource<K> {
                     req.prior_state.clone()
                 }
             };
-            return ApplyResponse { new_state, private: Vec::new(), diagnostics };
+            return ApplyResponse {
+                new_state,
+                private: Vec::new(),
+                diagnostics,
+            };
         }
-        let new_state = match self.write(&req, &mut diagnostics).await {
-            Ok(state) => state,
+        let (new_state, private) = match self.write(&req, &mut diagnostics).await {
+            Ok(written) => written,
             Err(d) => {
                 diagnostics.extend(d);
-                req.prior_state.clone()
+                (req.prior_state.clone(), Vec::new())
             }
         };
-        ApplyResponse { new_state, private: Vec::new(), diagnostics }
+        ApplyResponse {
+            new_state,
+            private,
+            diagnostics,
+        }
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let Some(target) = self.target(metadata::of(&req.current_state)) else {
-            return Ok(ReadResponse { new_state: req.current_state, private: req.private, ..Default::default() });
+            return Ok(ReadResponse {
+                new_state: req.current_state,
+                private: req.private,
+                ..Default::default()
+            });
         };
-        let live = self.ctx.cache.get(&conn.client, &target, &conn.estate.selector()).await.map_err(diag)?;
-        let new_state = live.map(|o| self.state_of(&o, &req.current_state)).unwrap_or_default();
-        Ok(ReadResponse { new_state, private: req.private, diagnostics: Diagnostics::new() })
+        let live = self
+            .ctx
+            .cache
+            .get(&conn.client, &target, &conn.estate.selector())
+            .await
+            .map_err(diag)?;
+        let new_state = live
+            .as_ref()
+            .map(|o| self.state_of(o, &req.current_state))
+            .unwrap_or_default();
+        // What this refresh saw: the plan that follows is based on it (see guard::Check::decide).
+        let private = live
+            .as_ref()
+            .map(|o| guard::fingerprint(Some(o)))
+            .unwrap_or_default();
+        Ok(ReadResponse {
+            new_state,
+            private,
+            diagnostics: Diagnostics::new(),
+        })
     }
 
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let info = self.info();
         let (namespace, name) = parse_import_id(&req.id, info.namespaced).map_err(diag)?;
-        let target = Target { resource: api_resource(info), namespace, name };
+        let target = Target {
+            resource: api_resource(info),
+            namespace,
+            name,
+        };
         let Some(live) = objects::get(&conn.client, &target).await.map_err(diag)? else {
             return Err(diag(Diagnostic::error(
                 "Cannot import an object that does not exist",
@@ -354,7 +463,11 @@ impl<K: Kind> Resource for TypedResource<K> {
         };
         let state = self.state_of(&live, &Value::Null);
         Ok(ImportResponse {
-            imported: vec![ImportedResource { type_name: req.type_name, state, private: Vec::new() }],
+            imported: vec![ImportedResource {
+                type_name: req.type_name,
+                state,
+                private: Vec::new(),
+            }],
             diagnostics: Diagnostics::new(),
         })
     }
@@ -367,7 +480,10 @@ mod tests {
 
     #[test]
     fn import_ids_follow_hashicorp() {
-        assert_eq!(parse_import_id("shop/app", true).unwrap(), (Some("shop".into()), "app".into()));
+        assert_eq!(
+            parse_import_id("shop/app", true).unwrap(),
+            (Some("shop".into()), "app".into())
+        );
         assert_eq!(parse_import_id("shop", false).unwrap(), (None, "shop".into()));
         assert!(parse_import_id("app", true).is_err());
         assert!(parse_import_id("a/b/c", true).is_err());
@@ -380,7 +496,10 @@ mod tests {
         let body = json!({"metadata": {"labels": {"a": "1"}}, "data": {"k": "v"}, "spec": {"x": 1}});
         let applied = json!({"metadata": {"labels": {"a": "1", "b": "2"}}, "data": {"k": "v", "extra": "e"},
                              "spec": {"x": 1, "y": 2}});
-        assert_eq!(stray_keys(&body, &applied), Some(json!({"data": {"extra": null}})));
+        assert_eq!(
+            stray_keys(&body, &applied),
+            Some(json!({"data": {"extra": null}}))
+        );
         assert_eq!(stray_keys(&body, &body), None);
     }
 }

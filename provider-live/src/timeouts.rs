@@ -8,9 +8,15 @@ use plugin_runtime::{Attribute, Block, Diagnostic, NestedBlock, Nesting, Type, V
 
 /// A `timeouts` block (single nesting, as hashicorp/kubernetes has it) with these operations.
 pub fn block(operations: &[&str]) -> NestedBlock {
-    let block = operations.iter().fold(Block::new("Timeouts for long operations."), |b, op| {
-        b.attribute(Attribute::optional(op, Type::String, &format!("Timeout for {op}, e.g. \"5m\".")))
-    });
+    let block = operations
+        .iter()
+        .fold(Block::new("Timeouts for long operations."), |b, op| {
+            b.attribute(Attribute::optional(
+                op,
+                Type::String,
+                &format!("Timeout for {op}, e.g. \"5m\"."),
+            ))
+        });
     NestedBlock::new("timeouts", Nesting::Single, block)
 }
 
@@ -21,7 +27,11 @@ pub fn of(resource: &Value, operation: &str, default: Duration) -> Duration {
         Value::List(items) => items.first().cloned().unwrap_or_default(),
         other => other.clone(),
     };
-    block.get(operation).as_str().and_then(|s| parse(s).ok()).unwrap_or(default)
+    block
+        .get(operation)
+        .as_str()
+        .and_then(|s| parse(s).ok())
+        .unwrap_or(default)
 }
 
 /// Errors for `timeouts` values that are not durations, at their attribute path.
@@ -58,10 +68,14 @@ pub fn parse(text: &str) -> Result<Duration, DurationError> {
     }
     let mut total = 0f64;
     while !rest.is_empty() {
-        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(bad)?;
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
         let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
         rest = &rest[digits..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
         let seconds = match &rest[..unit_len] {
             "h" => 3600.0,
             "m" => 60.0,

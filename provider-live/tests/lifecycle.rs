@@ -10,8 +10,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::discovery::ApiResource;
 use kube_test_server::{Options, TestServer};
 use plugin_runtime::{
-    ApplyRequest, Block, Diagnostics, ImportRequest, Nesting, PlanRequest, PlanResponse, Provider, ReadRequest,
-    Resource, Severity, Value,
+    ApplyRequest, Block, Diagnostics, ImportRequest, Nesting, PlanRequest, PlanResponse, Provider,
+    ReadRequest, Resource, Severity, Value,
 };
 use provider_live::LiveProvider;
 use provider_live::plan::conform;
@@ -20,7 +20,7 @@ use serde_json::{Value as Json, json};
 struct Harness {
     _server: TestServer,
     _dir: tempfile::TempDir,
-    provider: LiveProvider,
+    provider_config: Value,
     client: kube::Client,
 }
 
@@ -30,31 +30,45 @@ impl Harness {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kubeconfig");
         server.write_kubeconfig(&path, "admin").unwrap();
-        let provider = LiveProvider::default();
-        let config = conform(
-            &provider.schema().block,
+        let provider_config = conform(
+            &LiveProvider::default().schema().block,
             Value::object([
                 ("estate", Value::string(estate)),
                 ("config_path", Value::string(path.to_str().unwrap())),
             ]),
         );
-        let diags = provider.configure(&config).await;
-        assert!(!diags.has_errors(), "{diags:?}");
         let kubeconfig = Kubeconfig::from_yaml(&server.kubeconfig("admin")).unwrap();
-        let kc = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await.unwrap();
+        let kc = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+            .await
+            .unwrap();
         let client = kube::Client::try_from(kc).unwrap();
-        Harness { _server: server, _dir: dir, provider, client }
+        Harness {
+            _server: server,
+            _dir: dir,
+            provider_config,
+            client,
+        }
     }
 
-    fn resource(&self, type_name: &str) -> Arc<dyn Resource> {
-        self.provider
+    /// The resource from a freshly configured provider: one engine run.
+    async fn resource(&self, type_name: &str) -> Arc<dyn Resource> {
+        let provider = LiveProvider::default();
+        let diags = provider.configure(&self.provider_config).await;
+        assert!(!diags.has_errors(), "{diags:?}");
+        provider
             .resources()
             .into_iter()
             .find(|r| r.type_name() == type_name || r.aliases().contains(&type_name))
             .unwrap_or_else(|| panic!("no resource {type_name}"))
     }
 
-    fn api(&self, api_version: &str, kind: &str, plural: &str, namespace: Option<&str>) -> Api<DynamicObject> {
+    fn api(
+        &self,
+        api_version: &str,
+        kind: &str,
+        plural: &str,
+        namespace: Option<&str>,
+    ) -> Api<DynamicObject> {
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         let ar = ApiResource {
             group: group.into(),
@@ -74,17 +88,30 @@ impl Harness {
     }
 
     async fn live_cm(&self, ns: &str, name: &str) -> Option<Json> {
-        self.config_maps(ns).get_opt(name).await.unwrap().map(|o| serde_json::to_value(o).unwrap())
+        self.config_maps(ns)
+            .get_opt(name)
+            .await
+            .unwrap()
+            .map(|o| serde_json::to_value(o).unwrap())
     }
 
     async fn kubectl_apply(&self, ns: &str, body: Json) {
         let obj: DynamicObject = serde_json::from_value(body).unwrap();
-        self.config_maps(ns).create(&PostParams::default(), &obj).await.unwrap();
+        self.config_maps(ns)
+            .create(&PostParams::default(), &obj)
+            .await
+            .unwrap();
     }
 
     async fn kubectl_patch(&self, ns: &str, name: &str, patch: Json) {
-        let pp = PatchParams { field_manager: Some("kubectl-patch".into()), ..Default::default() };
-        self.config_maps(ns).patch(name, &pp, &Patch::Merge(&patch)).await.unwrap();
+        let pp = PatchParams {
+            field_manager: Some("kubectl-patch".into()),
+            ..Default::default()
+        };
+        self.config_maps(ns)
+            .patch(name, &pp, &Patch::Merge(&patch))
+            .await
+            .unwrap();
     }
 
     /// The request counters of the test server.
@@ -92,18 +119,24 @@ impl Harness {
         let req = http::Request::get("/_test/requests").body(Vec::new()).unwrap();
         let text = self.client.request_text(req).await.unwrap();
         let parsed: Json = serde_json::from_str(&text).unwrap();
-        parsed.as_array().cloned().or_else(|| parsed["counters"].as_array().cloned()).unwrap_or_default()
+        parsed["items"].as_array().cloned().unwrap_or_default()
     }
 }
 
 /// What the engine proposes: the config, with computed attributes the config leaves null
 /// taken from the prior state.
 fn proposed(block: &Block, prior: &Value, config: &Value) -> Value {
-    let Value::Object(cfg) = config else { return config.clone() };
+    let Value::Object(cfg) = config else {
+        return config.clone();
+    };
     let mut out = BTreeMap::new();
     for a in &block.attributes {
         let c = cfg.get(&a.name).cloned().unwrap_or_default();
-        let v = if a.computed && c.is_null() { prior.get(&a.name).clone() } else { c };
+        let v = if a.computed && c.is_null() {
+            prior.get(&a.name).clone()
+        } else {
+            c
+        };
         out.insert(a.name.clone(), v);
     }
     for b in &block.blocks {
@@ -126,20 +159,35 @@ fn proposed(block: &Block, prior: &Value, config: &Value) -> Value {
 }
 
 /// One resource instance as the engine would drive it.
-struct Instance {
+struct Instance<'h> {
+    h: &'h Harness,
     resource: Arc<dyn Resource>,
     type_name: String,
     config: Value,
     state: Value,
+    /// The state's private data (what the last refresh saw).
+    private: Vec<u8>,
 }
 
-impl Instance {
-    fn new(h: &Harness, type_name: &str, config: Value) -> Instance {
-        let resource = h.resource(type_name);
+impl<'h> Instance<'h> {
+    async fn new(h: &'h Harness, type_name: &str, config: Value) -> Instance<'h> {
+        let resource = h.resource(type_name).await;
         let config = conform(&resource.schema().block, config);
         let d = resource.validate(&config);
         assert!(!d.has_errors(), "{d:?}");
-        Instance { resource, type_name: type_name.into(), config, state: Value::Null }
+        Instance {
+            h,
+            resource,
+            type_name: type_name.into(),
+            config,
+            state: Value::Null,
+            private: Vec::new(),
+        }
+    }
+
+    /// A new engine run (a new provider process, with its own read cache).
+    async fn next_run(&mut self) {
+        self.resource = self.h.resource(&self.type_name).await;
     }
 
     async fn plan(&self) -> Result<PlanResponse, Diagnostics> {
@@ -150,7 +198,7 @@ impl Instance {
                 prior_state: self.state.clone(),
                 proposed_new_state: proposed(&schema.block, &self.state, &self.config),
                 config: self.config.clone(),
-                prior_private: Vec::new(),
+                prior_private: self.private.clone(),
             })
             .await
     }
@@ -170,6 +218,7 @@ impl Instance {
             assert_consistent(&plan.planned_state, &response.new_state);
         }
         self.state = response.new_state;
+        self.private = response.private;
         response.diagnostics
     }
 
@@ -184,14 +233,20 @@ impl Instance {
     async fn refresh(&mut self) {
         let r = self
             .resource
-            .read(ReadRequest { type_name: self.type_name.clone(), current_state: self.state.clone(), private: vec![] })
+            .read(ReadRequest {
+                type_name: self.type_name.clone(),
+                current_state: self.state.clone(),
+                private: vec![],
+            })
             .await
             .unwrap();
         self.state = r.new_state;
+        self.private = r.private;
     }
 
     /// Refresh, then plan: true when the plan changes nothing.
     async fn no_diff(&mut self) -> bool {
+        self.next_run().await;
         self.refresh().await;
         let plan = self.plan().await.unwrap();
         plan.planned_state == self.state && plan.requires_replace.is_empty()
@@ -218,7 +273,11 @@ fn assert_consistent(planned: &Value, applied: &Value) {
     match (planned, applied) {
         (Value::Unknown(_), _) => {}
         (Value::Object(p), Value::Object(a)) | (Value::Map(p), Value::Map(a)) => {
-            assert_eq!(p.keys().collect::<Vec<_>>(), a.keys().collect::<Vec<_>>(), "keys differ");
+            assert_eq!(
+                p.keys().collect::<Vec<_>>(),
+                a.keys().collect::<Vec<_>>(),
+                "keys differ"
+            );
             for (k, v) in p {
                 assert_consistent(v, &a[k]);
             }
@@ -241,7 +300,10 @@ fn meta(name: &str, namespace: Option<&str>, labels: Value) -> Value {
 
 fn config_map(name: &str, data: &[(&str, &str)]) -> Value {
     Value::object([
-        ("metadata", meta(name, Some("shop"), Value::string_map([("app", "web")]))),
+        (
+            "metadata",
+            meta(name, Some("shop"), Value::string_map([("app", "web")])),
+        ),
         ("data", Value::string_map(data.iter().copied())),
     ])
 }
@@ -251,59 +313,134 @@ fn labels_of(object: &Json) -> Json {
 }
 
 fn errors(d: &Diagnostics) -> String {
-    d.0.iter().filter(|d| d.severity == Severity::Error).map(|d| format!("{}: {}", d.summary, d.detail)).collect()
+    d.0.iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| format!("{}: {}", d.summary, d.detail))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn config_map_lifecycle() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(&h, "kubernetes_namespace", Value::object([("metadata", meta("shop", None, Value::Null))]));
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("shop", None, Value::Null))]),
+    )
+    .await;
     ns.apply().await;
     assert_eq!(ns.state.get("id"), &Value::string("shop"));
     assert_eq!(ns.state.get("estate"), &Value::string("app"));
-    assert!(ns.no_diff().await, "namespace: server label kubernetes.io/metadata.name must not diff");
+    assert!(
+        ns.no_diff().await,
+        "namespace: server label kubernetes.io/metadata.name must not diff"
+    );
 
     // Create: stamped, and the next plan is empty.
-    let mut cm = Instance::new(&h, "kubernetes_config_map_v1", config_map("app-config", &[("k", "v")]));
+    let mut cm = Instance::new(
+        &h,
+        "kubernetes_config_map_v1",
+        config_map("app-config", &[("k", "v")]),
+    )
+    .await;
     let plan = cm.apply().await;
     assert!(plan.diagnostics.is_empty());
     let live = h.live_cm("shop", "app-config").await.unwrap();
     assert_eq!(labels_of(&live), json!({"app": "web", "tofu-estate": "app"}));
     assert_eq!(cm.state.get("id"), &Value::string("shop/app-config"));
-    assert_eq!(provider_live::metadata::of(&cm.state).get("labels"), &Value::string_map([("app", "web")]));
+    assert_eq!(
+        provider_live::metadata::of(&cm.state).get("labels"),
+        &Value::string_map([("app", "web")])
+    );
     assert!(cm.no_diff().await);
 
     // Update in place.
-    cm.config = conform(&cm.resource.schema().block, config_map("app-config", &[("k", "v2")]));
+    cm.config = conform(
+        &cm.resource.schema().block,
+        config_map("app-config", &[("k", "v2")]),
+    );
     let plan = cm.plan().await.unwrap();
     assert!(plan.requires_replace.is_empty());
     cm.apply_plan(&plan).await;
-    assert_eq!(h.live_cm("shop", "app-config").await.unwrap()["data"], json!({"k": "v2"}));
+    assert_eq!(
+        h.live_cm("shop", "app-config").await.unwrap()["data"],
+        json!({"k": "v2"})
+    );
     assert!(cm.no_diff().await);
 
     // Others' labels and annotations never diff; a changed configured value does.
-    h.kubectl_patch("shop", "app-config", json!({"metadata": {"labels": {"other": "x"},
-        "annotations": {"kubectl.kubernetes.io/restartedAt": "now"}}}))
-        .await;
+    h.kubectl_patch(
+        "shop",
+        "app-config",
+        json!({"metadata": {"labels": {"other": "x"},
+        "annotations": {"kubectl.kubernetes.io/restartedAt": "now"}}}),
+    )
+    .await;
     assert!(cm.no_diff().await);
-    h.kubectl_patch("shop", "app-config", json!({"data": {"k": "drift", "extra": "e"}})).await;
+    h.kubectl_patch(
+        "shop",
+        "app-config",
+        json!({"data": {"k": "drift", "extra": "e"}}),
+    )
+    .await;
     assert!(!cm.no_diff().await, "drift shows as a change");
     cm.apply().await;
-    assert_eq!(h.live_cm("shop", "app-config").await.unwrap()["data"], json!({"k": "v2"}), "drift undone");
+    assert_eq!(
+        h.live_cm("shop", "app-config").await.unwrap()["data"],
+        json!({"k": "v2"}),
+        "drift undone"
+    );
     assert!(cm.no_diff().await);
 
-    // Stale plan: the object moves between plan and apply.
-    cm.config = conform(&cm.resource.schema().block, config_map("app-config", &[("k", "v3")]));
+    // Stale plan: the object moves between plan and apply. The engine plans again before
+    // applying, with what the refresh saw.
+    cm.config = conform(
+        &cm.resource.schema().block,
+        config_map("app-config", &[("k", "v3")]),
+    );
+    cm.next_run().await;
+    cm.refresh().await;
     let plan = cm.plan().await.unwrap();
-    h.kubectl_patch("shop", "app-config", json!({"data": {"k": "someone"}})).await;
+    h.kubectl_patch("shop", "app-config", json!({"data": {"k": "someone"}}))
+        .await;
+    cm.next_run().await;
+    let err = errors(&cm.plan().await.unwrap_err());
+    assert!(
+        err.contains("The approved plan no longer matches the live system"),
+        "{err}"
+    );
+    h.kubectl_patch("shop", "app-config", json!({"data": {"k": "v2"}}))
+        .await;
+    cm.next_run().await;
+    assert_eq!(
+        cm.plan().await.unwrap().planned_private,
+        plan.planned_private,
+        "applies once restored"
+    );
+    h.kubectl_patch("shop", "app-config", json!({"data": {"k": "someone"}}))
+        .await;
     let d = cm.apply_plan(&plan).await;
-    assert!(errors(&d).contains("The approved plan no longer matches the live system"), "{d:?}");
+    assert!(
+        errors(&d).contains("The approved plan no longer matches the live system"),
+        "{d:?}"
+    );
     assert!(errors(&d).contains("shop/app-config"));
-    assert_eq!(h.live_cm("shop", "app-config").await.unwrap()["data"], json!({"k": "someone"}), "untouched");
-    h.kubectl_patch("shop", "app-config", json!({"data": {"k": "v2"}})).await;
+    assert_eq!(
+        h.live_cm("shop", "app-config").await.unwrap()["data"],
+        json!({"k": "someone"}),
+        "untouched"
+    );
+    h.kubectl_patch("shop", "app-config", json!({"data": {"k": "v2"}}))
+        .await;
     let d = cm.apply_plan(&plan).await;
-    assert!(!d.has_errors(), "the same plan applies once the object is back: {d:?}");
-    assert_eq!(h.live_cm("shop", "app-config").await.unwrap()["data"], json!({"k": "v3"}));
+    assert!(
+        !d.has_errors(),
+        "the same plan applies once the object is back: {d:?}"
+    );
+    assert_eq!(
+        h.live_cm("shop", "app-config").await.unwrap()["data"],
+        json!({"k": "v3"})
+    );
 
     // Lost state: the create adopts our own object, with a warning at plan and at apply.
     let kept = cm.state.clone();
@@ -311,8 +448,14 @@ async fn config_map_lifecycle() {
     let plan = cm.plan().await.unwrap();
     assert!(plan.diagnostics.0.iter().any(|d| d.summary.contains("Adopting")));
     let d = cm.apply_plan(&plan).await;
-    assert!(!d.has_errors() && d.0.iter().any(|d| d.summary.contains("Adopting")), "{d:?}");
-    assert_eq!(provider_live::metadata::of(&cm.state).get("uid"), provider_live::metadata::of(&kept).get("uid"));
+    assert!(
+        !d.has_errors() && d.0.iter().any(|d| d.summary.contains("Adopting")),
+        "{d:?}"
+    );
+    assert_eq!(
+        provider_live::metadata::of(&cm.state).get("uid"),
+        provider_live::metadata::of(&kept).get("uid")
+    );
     assert!(cm.no_diff().await);
 
     // Rename: replace.
@@ -323,7 +466,10 @@ async fn config_map_lifecycle() {
     assert_eq!(plan.requires_replace.len(), 1);
 
     // Delete.
-    cm.config = conform(&cm.resource.schema().block, config_map("app-config", &[("k", "v3")]));
+    cm.config = conform(
+        &cm.resource.schema().block,
+        config_map("app-config", &[("k", "v3")]),
+    );
     let d = cm.destroy().await;
     assert!(!d.has_errors(), "{d:?}");
     assert!(h.live_cm("shop", "app-config").await.is_none());
@@ -335,23 +481,42 @@ async fn config_map_lifecycle() {
     let d = ns.destroy().await;
     assert!(!d.has_errors(), "{d:?}");
     let namespaces = h.api("v1", "Namespace", "namespaces", None);
-    assert!(namespaces.get_opt("shop").await.unwrap().is_none(), "namespace delete waits until gone");
+    assert!(
+        namespaces.get_opt("shop").await.unwrap().is_none(),
+        "namespace delete waits until gone"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn foreign_and_unlabelled_objects() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(&h, "kubernetes_namespace", Value::object([("metadata", meta("shop", None, Value::Null))]));
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("shop", None, Value::Null))]),
+    )
+    .await;
     ns.apply().await;
-    h.kubectl_apply("shop", json!({"apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": "theirs", "labels": {"tofu-estate": "network"}}, "data": {"k": "n"}}))
-        .await;
-    h.kubectl_apply("shop", json!({"apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": "legacy", "labels": {"app": "web"}}, "data": {"k": "v"}}))
-        .await;
+    h.kubectl_apply(
+        "shop",
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "theirs", "labels": {"tofu-estate": "network"}}, "data": {"k": "n"}}),
+    )
+    .await;
+    h.kubectl_apply(
+        "shop",
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "legacy", "labels": {"app": "web"}}, "data": {"k": "v"}}),
+    )
+    .await;
 
     // Another estate's object: refused at plan and at apply, untouched.
-    let mut theirs = Instance::new(&h, "kubernetes_config_map", config_map("theirs", &[("k", "mine")]));
+    let mut theirs = Instance::new(
+        &h,
+        "kubernetes_config_map",
+        config_map("theirs", &[("k", "mine")]),
+    )
+    .await;
     let err = errors(&theirs.plan().await.unwrap_err());
     assert!(err.contains("network") && err.contains("shop/theirs"), "{err}");
     let forged = PlanResponse {
@@ -360,17 +525,26 @@ async fn foreign_and_unlabelled_objects() {
     };
     let d = theirs.apply_plan(&forged).await;
     assert!(errors(&d).contains("network"), "{d:?}");
-    assert_eq!(h.live_cm("shop", "theirs").await.unwrap()["data"], json!({"k": "n"}));
+    assert_eq!(
+        h.live_cm("shop", "theirs").await.unwrap()["data"],
+        json!({"k": "n"})
+    );
 
     // An unlabelled object: the create says to import it.
-    let mut legacy = Instance::new(&h, "kubernetes_config_map", config_map("legacy", &[("k", "v")]));
+    let mut legacy = Instance::new(&h, "kubernetes_config_map", config_map("legacy", &[("k", "v")])).await;
     let err = errors(&legacy.plan().await.unwrap_err());
-    assert!(err.contains("terraform import kubernetes_config_map.<name> \"shop/legacy\""), "{err}");
+    assert!(
+        err.contains("terraform import kubernetes_config_map.<name> \"shop/legacy\""),
+        "{err}"
+    );
 
     // Import, then the plan only stamps the estate.
     let imported = legacy
         .resource
-        .import(ImportRequest { type_name: "kubernetes_config_map".into(), id: "shop/legacy".into() })
+        .import(ImportRequest {
+            type_name: "kubernetes_config_map".into(),
+            id: "shop/legacy".into(),
+        })
         .await
         .unwrap();
     legacy.state = imported.imported[0].state.clone();
@@ -387,14 +561,26 @@ async fn foreign_and_unlabelled_objects() {
         }
         v
     };
-    assert_eq!(strip(&plan.planned_state), strip(&expected), "only the estate changes");
+    assert_eq!(
+        strip(&plan.planned_state),
+        strip(&expected),
+        "only the estate changes"
+    );
     legacy.apply_plan(&plan).await;
-    assert_eq!(labels_of(&h.live_cm("shop", "legacy").await.unwrap()), json!({"app": "web", "tofu-estate": "app"}));
+    assert_eq!(
+        labels_of(&h.live_cm("shop", "legacy").await.unwrap()),
+        json!({"app": "web", "tofu-estate": "app"})
+    );
     assert!(legacy.no_diff().await);
 
     // Never delete another estate's object, even one in state.
-    let mut stolen = Instance::new(&h, "kubernetes_config_map", config_map("theirs", &[("k", "n")]));
-    stolen.state = legacy.resource.import(ImportRequest { type_name: "kubernetes_config_map".into(), id: "shop/theirs".into() })
+    let mut stolen = Instance::new(&h, "kubernetes_config_map", config_map("theirs", &[("k", "n")])).await;
+    stolen.state = legacy
+        .resource
+        .import(ImportRequest {
+            type_name: "kubernetes_config_map".into(),
+            id: "shop/theirs".into(),
+        })
         .await
         .unwrap()
         .imported[0]
@@ -408,11 +594,16 @@ async fn foreign_and_unlabelled_objects() {
 #[tokio::test(flavor = "multi_thread")]
 async fn reads_share_one_list_per_kind_and_namespace() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(&h, "kubernetes_namespace", Value::object([("metadata", meta("shop", None, Value::Null))]));
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("shop", None, Value::Null))]),
+    )
+    .await;
     ns.apply().await;
     let mut maps = Vec::new();
     for name in ["a", "b", "c"] {
-        let mut cm = Instance::new(&h, "kubernetes_config_map", config_map(name, &[("k", name)]));
+        let mut cm = Instance::new(&h, "kubernetes_config_map", config_map(name, &[("k", name)])).await;
         cm.apply().await;
         maps.push(cm);
     }
@@ -424,19 +615,35 @@ async fn reads_share_one_list_per_kind_and_namespace() {
             .sum()
     };
     let before = h.requests().await;
+    // One engine run: one provider for all three refreshes.
+    let run = h.resource("kubernetes_config_map").await;
     for cm in &mut maps {
+        cm.resource = run.clone();
         cm.refresh().await;
         assert!(!cm.state.is_null());
     }
     let after = h.requests().await;
-    assert_eq!(count(&after, "list") - count(&before, "list"), 1, "one LIST for three reads");
-    assert_eq!(count(&after, "get"), count(&before, "get"), "no GET for listed objects");
+    assert_eq!(
+        count(&after, "list") - count(&before, "list"),
+        1,
+        "one LIST for three reads"
+    );
+    assert_eq!(
+        count(&after, "get"),
+        count(&before, "get"),
+        "no GET for listed objects"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn secret_and_service_account() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(&h, "kubernetes_namespace", Value::object([("metadata", meta("shop", None, Value::Null))]));
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("shop", None, Value::Null))]),
+    )
+    .await;
     ns.apply().await;
     let mut secret = Instance::new(
         &h,
@@ -445,7 +652,8 @@ async fn secret_and_service_account() {
             ("metadata", meta("creds", Some("shop"), Value::Null)),
             ("data", Value::string_map([("password", "hunter2")])),
         ]),
-    );
+    )
+    .await;
     let plan = secret.apply().await;
     assert!(plan.planned_state.get("type").is_unknown());
     assert_eq!(secret.state.get("type"), &Value::string("Opaque"));
@@ -455,10 +663,17 @@ async fn secret_and_service_account() {
         &h,
         "kubernetes_service_account",
         Value::object([
-            ("metadata", meta("app", Some("shop"), Value::string_map([("team", "shop")]))),
-            ("image_pull_secret", Value::Set(vec![Value::object([("name", Value::string("regcred"))])])),
+            (
+                "metadata",
+                meta("app", Some("shop"), Value::string_map([("team", "shop")])),
+            ),
+            (
+                "image_pull_secret",
+                Value::Set(vec![Value::object([("name", Value::string("regcred"))])]),
+            ),
         ]),
-    );
+    )
+    .await;
     sa.apply().await;
     assert!(sa.no_diff().await);
     let sas = h.api("v1", "ServiceAccount", "serviceaccounts", Some("shop"));
@@ -470,16 +685,27 @@ async fn secret_and_service_account() {
 #[tokio::test(flavor = "multi_thread")]
 async fn manifest_lifecycle() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(&h, "kubernetes_namespace", Value::object([("metadata", meta("platform", None, Value::Null))]));
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("platform", None, Value::Null))]),
+    )
+    .await;
     ns.apply().await;
     let manifest = |value: &str| {
-        Value::object([(
-            "manifest",
-            Value::from_json(&json!({"apiVersion": "v1", "kind": "ConfigMap",
+        Value::object([
+            (
+                "manifest",
+                Value::from_json(&json!({"apiVersion": "v1", "kind": "ConfigMap",
                 "metadata": {"name": "handoff", "namespace": "platform"}, "data": {"k": value}})),
-        )])
+            ),
+            (
+                "field_manager",
+                Value::List(vec![Value::object([("force_conflicts", Value::Bool(true))])]),
+            ),
+        ])
     };
-    let mut m = Instance::new(&h, "kubernetes_manifest", manifest("v"));
+    let mut m = Instance::new(&h, "kubernetes_manifest", manifest("v")).await;
     let plan = m.apply().await;
     assert!(plan.planned_state.get("object").is_unknown());
     let live = h.live_cm("platform", "handoff").await.unwrap();
@@ -487,7 +713,8 @@ async fn manifest_lifecycle() {
     assert_eq!(m.state.get("estate"), &Value::string("app"));
     assert!(m.no_diff().await);
 
-    h.kubectl_patch("platform", "handoff", json!({"data": {"k": "drift"}})).await;
+    h.kubectl_patch("platform", "handoff", json!({"data": {"k": "drift"}}))
+        .await;
     assert!(!m.no_diff().await);
     m.apply().await;
     assert!(m.no_diff().await);

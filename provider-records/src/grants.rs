@@ -26,9 +26,12 @@ impl Reader {
         let (kind, name, namespace, group) = match self {
             Reader::User(n) => ("User", n, None, Some(RBAC_GROUP.to_string())),
             Reader::Group(n) => ("Group", n, None, Some(RBAC_GROUP.to_string())),
-            Reader::ServiceAccount { namespace, name } => {
-                ("ServiceAccount", name, Some(namespace.clone()), Some(String::new()))
-            }
+            Reader::ServiceAccount { namespace, name } => (
+                "ServiceAccount",
+                name,
+                Some(namespace.clone()),
+                Some(String::new()),
+            ),
         };
         Subject {
             api_group: group,
@@ -106,7 +109,10 @@ pub fn validate_readers(readers: &Value) -> Diagnostics {
 pub fn readers_of(readers: &Value) -> Result<Vec<Reader>, Diagnostic> {
     let mut out = Vec::new();
     for (i, entry) in readers.elements().iter().enumerate() {
-        out.extend(parse_reader(entry, AttributePath::root("readers").index(i as i64))?);
+        out.extend(parse_reader(
+            entry,
+            AttributePath::root("readers").index(i as i64),
+        )?);
     }
     out.sort();
     out.dedup();
@@ -121,15 +127,24 @@ fn parse_reader(entry: &Value, at: AttributePath) -> Result<Option<Reader>, Diag
     if !entry.is_wholly_known() {
         return Ok(None);
     }
-    let Some(fields) = entry.entries().filter(|_| matches!(entry, Value::Object(_) | Value::Map(_))) else {
+    let Some(fields) = entry
+        .entries()
+        .filter(|_| matches!(entry, Value::Object(_) | Value::Map(_)))
+    else {
         return Err(Diagnostic::error(
             "Invalid reader",
             "Each reader is an object such as { kind = \"User\", name = \"app-planner\" }.",
         )
         .at(at));
     };
-    if let Some(extra) = fields.keys().find(|k| !["kind", "name", "namespace"].contains(&k.as_str())) {
-        return Err(invalid(extra, format!("A reader has kind, name and namespace only, not {extra:?}.")));
+    if let Some(extra) = fields
+        .keys()
+        .find(|k| !["kind", "name", "namespace"].contains(&k.as_str()))
+    {
+        return Err(invalid(
+            extra,
+            format!("A reader has kind, name and namespace only, not {extra:?}."),
+        ));
     }
     let text = |k: &str| entry.get(k).as_str().map(str::to_string);
     let name = text("name")
@@ -168,14 +183,17 @@ fn meta(estate: &Estate) -> ObjectMeta {
     ObjectMeta {
         name: Some(GRANT_NAME.to_string()),
         namespace: Some(estate.records_namespace()),
-        labels: Some(BTreeMap::from([(ESTATE_LABEL.to_string(), estate.as_str().to_string())])),
+        labels: Some(BTreeMap::from([(
+            ESTATE_LABEL.to_string(),
+            estate.as_str().to_string(),
+        )])),
         ..ObjectMeta::default()
     }
 }
 
 /// The rule granting `get` on exactly `secret_names`. It must never be built from an
 /// empty list: a rule without resourceNames covers every Secret.
-pub fn get_rule(secret_names: &[String]) -> PolicyRule {
+fn get_rule(secret_names: &[String]) -> PolicyRule {
     debug_assert!(!secret_names.is_empty());
     let mut names = secret_names.to_vec();
     names.sort();
@@ -202,7 +220,7 @@ pub fn grants(estate: &Estate, readers: &[Reader], secret_names: &[String]) -> O
     let binding = RoleBinding {
         metadata: meta(estate),
         role_ref: RoleRef {
-            api_group: RBAC_GROUP.to_string(),
+            api_group: Some(RBAC_GROUP.to_string()),
             kind: "Role".to_string(),
             name: GRANT_NAME.to_string(),
         },
@@ -219,7 +237,12 @@ pub fn role_matches(live: &Role, want: &Role) -> bool {
 /// True when the live RoleBinding binds exactly what `want` does.
 pub fn binding_matches(live: &RoleBinding, want: &RoleBinding) -> bool {
     let subjects = |b: &RoleBinding| {
-        let mut readers: Vec<Reader> = b.subjects.iter().flatten().filter_map(Reader::from_subject).collect();
+        let mut readers: Vec<Reader> = b
+            .subjects
+            .iter()
+            .flatten()
+            .filter_map(Reader::from_subject)
+            .collect();
         readers.sort();
         readers
     };
@@ -267,7 +290,10 @@ mod tests {
         assert_eq!(binding.role_ref.kind, "Role");
         assert_eq!(binding.role_ref.name, GRANT_NAME);
         let subject = &binding.subjects.clone().unwrap()[0];
-        assert_eq!((subject.kind.as_str(), subject.name.as_str()), ("User", "app-planner"));
+        assert_eq!(
+            (subject.kind.as_str(), subject.name.as_str()),
+            ("User", "app-planner")
+        );
         assert_eq!(subject.api_group.as_deref(), Some(RBAC_GROUP));
         assert!(role_matches(&role, &role));
         assert!(binding_matches(&binding, &binding));
@@ -283,8 +309,12 @@ mod tests {
     fn changed_rules_or_subjects_do_not_match() {
         let readers = [Reader::User("a".into())];
         let (role, binding) = grants(&estate(), &readers, &["output-a".into()]).unwrap();
-        let (other_role, other_binding) =
-            grants(&estate(), &[Reader::Group("a".into())], &["output-a".into(), "output-b".into()]).unwrap();
+        let (other_role, other_binding) = grants(
+            &estate(),
+            &[Reader::Group("a".into())],
+            &["output-a".into(), "output-b".into()],
+        )
+        .unwrap();
         assert!(!role_matches(&other_role, &role));
         assert!(!binding_matches(&other_binding, &binding));
     }
@@ -313,7 +343,10 @@ mod tests {
         for r in &readers {
             assert_eq!(Reader::from_subject(&r.subject()).as_ref(), Some(r));
         }
-        assert_eq!(readers[2].to_value(), reader("ServiceAccount", "ci", Some("tools")));
+        assert_eq!(
+            readers[2].to_value(),
+            reader("ServiceAccount", "ci", Some("tools"))
+        );
         assert_eq!(readers[0].hcl(), "{ kind = \"User\", name = \"app-planner\" }");
     }
 
@@ -333,7 +366,13 @@ mod tests {
             .collect();
         assert_eq!(
             paths,
-            ["readers[0].kind", "readers[1].namespace", "readers[2].namespace", "readers[3].name", "readers[4]"]
+            [
+                "readers[0].kind",
+                "readers[1].namespace",
+                "readers[2].namespace",
+                "readers[3].name",
+                "readers[4]"
+            ]
         );
         assert!(validate_readers(&Value::string("x")).has_errors());
         assert!(validate_readers(&Value::Tuple(vec![Value::unknown()])).is_empty());

@@ -13,7 +13,7 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_estate::{ESTATE_LABEL, Estate};
-use plugin_runtime::{Number, Type, Value};
+use plugin_runtime::{Diagnostic, Number, Type, Value};
 use serde_json::Value as Json;
 
 /// Label marking a Secret as a recorded output (value `true`).
@@ -58,16 +58,38 @@ pub struct RecordError {
     pub reason: String,
 }
 
+impl From<RecordError> for Diagnostic {
+    fn from(e: RecordError) -> Diagnostic {
+        Diagnostic::error(
+            format!(
+                "Cannot decode the recorded output in Secret \"{}/{}\"",
+                e.namespace, e.secret
+            ),
+            format!("{e}. The Secret was not written by this provider, or was changed by hand."),
+        )
+    }
+}
+
 /// The Secret name an output is recorded under: `output-` and the name lowercased, with
 /// every character other than a letter or digit turned into '-'. Distinct names that map
 /// to the same Secret are refused when the configuration is validated.
 pub fn secret_name(output: &str) -> String {
     let body: String = output
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
     let body = body.trim_end_matches('-');
-    if body.is_empty() { "output".to_string() } else { format!("output-{body}") }
+    if body.is_empty() {
+        "output".to_string()
+    } else {
+        format!("output-{body}")
+    }
 }
 
 /// The label selector of an estate's output Secrets.
@@ -105,14 +127,24 @@ fn data_of(value: &Value) -> BTreeMap<String, ByteString> {
     let value_json = serde_json::to_vec(&encode(value)).expect("JSON values always serialize");
     BTreeMap::from([
         (VALUE_KEY.to_string(), ByteString(value_json)),
-        (TYPE_KEY.to_string(), ByteString(value.infer_type().to_json_bytes())),
+        (
+            TYPE_KEY.to_string(),
+            ByteString(value.infer_type().to_json_bytes()),
+        ),
     ])
 }
 
 /// True when `secret` already records `output` exactly (value, type and sensitivity), so
 /// an apply can leave it untouched.
 pub fn records_same(secret: &Secret, output: &Output) -> bool {
-    let annotation = |k: &str| secret.metadata.annotations.as_ref().and_then(|a| a.get(k)).map(String::as_str);
+    let annotation = |k: &str| {
+        secret
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(k))
+            .map(String::as_str)
+    };
     secret.data.as_ref() == Some(&data_of(&output.value))
         && annotation(NAME_ANNOTATION) == Some(output.name.as_str())
         && annotation(SENSITIVE_ANNOTATION) == Some(if output.sensitive { "true" } else { "false" })
@@ -126,9 +158,17 @@ pub fn from_secret(secret: &Secret) -> Result<Recorded, RecordError> {
         reason,
     };
     let annotations = secret.metadata.annotations.clone().unwrap_or_default();
-    let annotation = |k: &str| annotations.get(k).ok_or_else(|| fail(format!("annotation {k} is missing")));
+    let annotation = |k: &str| {
+        annotations
+            .get(k)
+            .ok_or_else(|| fail(format!("annotation {k} is missing")))
+    };
     let data = secret.data.clone().unwrap_or_default();
-    let bytes = |k: &str| data.get(k).map(|b| b.0.clone()).ok_or_else(|| fail(format!("data key {k:?} is missing")));
+    let bytes = |k: &str| {
+        data.get(k)
+            .map(|b| b.0.clone())
+            .ok_or_else(|| fail(format!("data key {k:?} is missing")))
+    };
     let name = annotation(NAME_ANNOTATION)?.clone();
     let serial = annotation(SERIAL_ANNOTATION)?
         .parse()
@@ -137,7 +177,11 @@ pub fn from_secret(secret: &Secret) -> Result<Recorded, RecordError> {
     let sensitive = annotations.get(SENSITIVE_ANNOTATION).is_some_and(|s| s == "true");
     let value = decode(&bytes(VALUE_KEY)?, &bytes(TYPE_KEY)?).map_err(fail)?;
     Ok(Recorded {
-        output: Output { name, value, sensitive },
+        output: Output {
+            name,
+            value,
+            sensitive,
+        },
         stamp: Stamp { serial, applied_at },
     })
 }
@@ -155,7 +199,9 @@ pub fn encode(value: &Value) -> Json {
         Value::Number(Number::Decimal(text)) => Json::String(text.clone()),
         Value::String(s) => Json::String(s.clone()),
         Value::List(v) | Value::Set(v) | Value::Tuple(v) => Json::Array(v.iter().map(encode).collect()),
-        Value::Map(m) | Value::Object(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), encode(v))).collect()),
+        Value::Map(m) | Value::Object(m) => {
+            Json::Object(m.iter().map(|(k, v)| (k.clone(), encode(v))).collect())
+        }
     }
 }
 
@@ -265,7 +311,11 @@ mod tests {
     fn collections_keep_their_kinds() {
         survives(Value::List(vec![Value::string("a"), Value::string("b")]));
         survives(Value::Set(vec![Value::int(1), Value::int(2)]));
-        survives(Value::Tuple(vec![Value::string("a"), Value::int(1), Value::Bool(true)]));
+        survives(Value::Tuple(vec![
+            Value::string("a"),
+            Value::int(1),
+            Value::Bool(true),
+        ]));
         survives(Value::string_map([("k", "v")]));
         survives(Value::Tuple(vec![]));
         survives(Value::object(Vec::<(String, Value)>::new()));
@@ -282,7 +332,10 @@ mod tests {
                     ("cpu", Value::Number(Number::Float(0.5))),
                     ("tags", Value::List(vec![Value::string("a")])),
                     ("none", Value::Null),
-                    ("flags", Value::Map(BTreeMap::from([("on".to_string(), Value::Bool(true))]))),
+                    (
+                        "flags",
+                        Value::Map(BTreeMap::from([("on".to_string(), Value::Bool(true))])),
+                    ),
                 ]),
             ),
         ]);
@@ -344,13 +397,27 @@ mod tests {
             applied_at: "t".into(),
         };
         let mut s = to_secret(&estate, &output, &stamp);
-        s.data.as_mut().unwrap().insert("type".into(), ByteString(b"\"string\"".to_vec()));
+        s.data
+            .as_mut()
+            .unwrap()
+            .insert("type".into(), ByteString(b"\"string\"".to_vec()));
         let err = from_secret(&s).unwrap_err().to_string();
-        assert!(err.starts_with("Secret \"tofu-records-network/output-n\" does not hold"), "{err}");
+        assert!(
+            err.starts_with("Secret \"tofu-records-network/output-n\" does not hold"),
+            "{err}"
+        );
         assert!(err.contains("is not a value of type"), "{err}");
-        s.data.as_mut().unwrap().insert("type".into(), ByteString(b"[\"nonsense\"]".to_vec()));
+        s.data
+            .as_mut()
+            .unwrap()
+            .insert("type".into(), ByteString(b"[\"nonsense\"]".to_vec()));
         assert!(from_secret(&s).is_err());
         s.data = None;
-        assert!(from_secret(&s).unwrap_err().to_string().contains("data key \"value\" is missing"));
+        assert!(
+            from_secret(&s)
+                .unwrap_err()
+                .to_string()
+                .contains("data key \"value\" is missing")
+        );
     }
 }

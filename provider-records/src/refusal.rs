@@ -1,7 +1,11 @@
 //! The words for an RBAC refusal: which estate may not read whose outputs, as whom, which
 //! verb was refused, and the grant that would allow it.
+//! A refusal message is words only; [`identity`] asks the API who was refused when the
+//! server's message does not say.
 
-use kube_estate::Estate;
+use k8s_openapi::api::authentication::v1::SelfSubjectReview;
+use kube::api::PostParams;
+use kube_estate::{Estate, with_retry};
 use plugin_runtime::Diagnostic;
 
 use crate::grants::Reader;
@@ -28,7 +32,10 @@ pub struct Refusal {
 /// The identity a username stands for: `system:serviceaccount:<ns>:<name>` is a
 /// ServiceAccount, anything else a User.
 pub fn identity_of(username: &str) -> Reader {
-    match username.strip_prefix("system:serviceaccount:").and_then(|r| r.split_once(':')) {
+    match username
+        .strip_prefix("system:serviceaccount:")
+        .and_then(|r| r.split_once(':'))
+    {
         Some((namespace, name)) => Reader::ServiceAccount {
             namespace: namespace.to_string(),
             name: name.to_string(),
@@ -44,12 +51,27 @@ pub fn username_in(message: &str) -> Option<&str> {
     Some(&message[start..start + len]).filter(|u| !u.is_empty())
 }
 
+/// The identity a refused request ran as: from the 403 message, or else by asking the
+/// API (a SelfSubjectReview, which stores nothing). `None` when neither says.
+pub async fn identity(client: &kube::Client, message: &str) -> Option<Reader> {
+    if let Some(user) = username_in(message) {
+        return Some(identity_of(user));
+    }
+    let api: kube::Api<SelfSubjectReview> = kube::Api::all(client.clone());
+    let (params, ask) = (PostParams::default(), SelfSubjectReview::default());
+    let review = with_retry(|| api.create(&params, &ask)).await.ok()?;
+    let username = review.status?.user_info?.username?;
+    Some(identity_of(&username))
+}
+
 impl Refusal {
     fn who(&self) -> String {
         match &self.identity {
             Some(Reader::User(n)) => format!("User {n:?}"),
             Some(Reader::Group(n)) => format!("Group {n:?}"),
-            Some(Reader::ServiceAccount { namespace, name }) => format!("ServiceAccount \"{namespace}/{name}\""),
+            Some(Reader::ServiceAccount { namespace, name }) => {
+                format!("ServiceAccount \"{namespace}/{name}\"")
+            }
             None => "the identity this provider connects as".to_string(),
         }
     }
@@ -125,7 +147,11 @@ impl From<Refusal> for Diagnostic {
 }
 
 fn quoted(names: &[String]) -> String {
-    names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -173,11 +199,20 @@ mod tests {
                               may not get the Secrets \"output-gateway-host\", \"output-namespace\" there \
                               (verb \"get\").";
         assert!(d.detail.starts_with(expected_start), "{}", d.detail);
-        assert!(d.detail.contains("readers = [{ kind = \"User\", name = \"app-planner\" }]"));
-        assert!(d.detail.contains("kind: Role\nmetadata:\n  name: tofu-records-read-app\n  namespace: tofu-records-network\n"));
-        assert!(d.detail.contains("  verbs: [\"get\"]\n  resourceNames: [\"output-gateway-host\", \"output-namespace\"]\n"));
-        assert!(d.detail.ends_with("subjects:\n- kind: User\n  name: app-planner\n  apiGroup: rbac.authorization.k8s.io\n"));
-        assert!(!d.detail.contains("list"));
+        assert!(
+            d.detail
+                .contains("readers = [{ kind = \"User\", name = \"app-planner\" }]")
+        );
+        assert!(d.detail.contains(
+            "kind: Role\nmetadata:\n  name: tofu-records-read-app\n  namespace: tofu-records-network\n"
+        ));
+        assert!(d.detail.contains(
+            "  verbs: [\"get\"]\n  resourceNames: [\"output-gateway-host\", \"output-namespace\"]\n"
+        ));
+        assert!(d.detail.ends_with(
+            "subjects:\n- kind: User\n  name: app-planner\n  apiGroup: rbac.authorization.k8s.io\n"
+        ));
+        assert!(!d.detail.contains("Set `names`"));
     }
 
     #[test]
@@ -187,7 +222,10 @@ mod tests {
             name: "app".into(),
         };
         let d = Diagnostic::from(refusal("list", Some(sa)));
-        assert!(d.detail.contains("ServiceAccount \"shop/app\" may not list the Secrets there (verb \"list\")"));
+        assert!(
+            d.detail
+                .contains("ServiceAccount \"shop/app\" may not list the Secrets there (verb \"list\")")
+        );
         assert!(d.detail.contains("Set `names`"));
         assert!(d.detail.contains("namespace = \"shop\""));
         assert!(!d.detail.contains("kind: Role"));
@@ -196,7 +234,10 @@ mod tests {
     #[test]
     fn unknown_identity_still_names_estates() {
         let d = Diagnostic::from(refusal("get", None));
-        assert!(d.detail.contains("the identity this provider connects as may not get"));
+        assert!(
+            d.detail
+                .contains("the identity this provider connects as may not get")
+        );
         assert!(d.detail.contains("tofu-records-network"));
     }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
+use std::time::Duration;
 
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount};
@@ -20,6 +21,10 @@ use crate::record;
 /// Objects Kubernetes puts in every namespace by itself; they do not keep it alive.
 const AUTOMATIC: &[(&str, &str)] = &[("ConfigMap", "kube-root-ca.crt"), ("ServiceAccount", "default")];
 
+/// How long a terminating records namespace is waited for, and how often it is looked at.
+const TERMINATION_WAIT: Duration = Duration::from_secs(60);
+const POLL: Duration = Duration::from_millis(250);
+
 /// One estate's records namespace, `tofu-records-<estate>`.
 pub struct Store {
     client: kube::Client,
@@ -27,7 +32,8 @@ pub struct Store {
     namespace: String,
 }
 
-trait Kind: kube::Resource<Scope = NamespaceResourceScope, DynamicType = ()> {}
+/// A namespaced kind with a static type, as every kind stored here is.
+pub trait Kind: kube::Resource<Scope = NamespaceResourceScope, DynamicType = ()> {}
 impl<K: kube::Resource<Scope = NamespaceResourceScope, DynamicType = ()>> Kind for K {}
 
 impl Store {
@@ -64,10 +70,26 @@ impl Store {
             .map_err(|e| ApiError::from_kube(e, &self.namespace_ref(), "get"))
     }
 
-    /// Creates the namespace, labelled with the estate, unless it exists.
+    /// Creates the namespace, labelled with the estate, unless it exists. A namespace
+    /// still terminating (an estate destroyed just before) is waited for: nothing can be
+    /// created in it.
     pub async fn ensure_namespace(&self) -> Result<(), ApiError> {
-        if self.get_namespace().await?.is_some() {
-            return Ok(());
+        let mut waited = Duration::ZERO;
+        loop {
+            match self.get_namespace().await? {
+                None => break,
+                Some(ns) if ns.metadata.deletion_timestamp.is_none() => return Ok(()),
+                Some(_) if waited >= TERMINATION_WAIT => {
+                    return Err(ApiError::Conflict {
+                        object: self.namespace_ref(),
+                        message: format!("the namespace is still terminating after {}s", waited.as_secs()),
+                    });
+                }
+                Some(_) => {
+                    tokio::time::sleep(POLL).await;
+                    waited += POLL;
+                }
+            }
         }
         let api: Api<Namespace> = Api::all(self.client.clone());
         let ns = Namespace {
@@ -81,7 +103,8 @@ impl Store {
             },
             ..Namespace::default()
         };
-        match with_retry(|| api.create(&PostParams::default(), &ns)).await {
+        let params = PostParams::default();
+        match with_retry(|| api.create(&params, &ns)).await {
             Ok(_) => Ok(()),
             Err(e) => match ApiError::from_kube(e, &self.namespace_ref(), "create") {
                 // Someone else created it meanwhile: fine.
@@ -102,7 +125,10 @@ impl Store {
     }
 
     /// One object by name (one get call), `None` when it does not exist.
-    pub async fn get<K: Kind + Clone + DeserializeOwned + Debug>(&self, name: &str) -> Result<Option<K>, ApiError> {
+    pub async fn get<K: Kind + Clone + DeserializeOwned + Debug>(
+        &self,
+        name: &str,
+    ) -> Result<Option<K>, ApiError> {
         let api = self.api::<K>();
         with_retry(|| api.get_opt(name))
             .await
@@ -110,7 +136,9 @@ impl Store {
     }
 
     /// Creates `want`, or replaces `live` with it (keeping live's resourceVersion, so a
-    /// concurrent change is a conflict rather than lost).
+    /// concurrent change is a conflict rather than lost). An object of that name that the
+    /// estate's list did not show (its labels were removed by hand) is taken over: the
+    /// namespace belongs to the estate.
     pub async fn put<K>(&self, want: &K, live: Option<&K>) -> Result<(), ApiError>
     where
         K: Kind + Clone + DeserializeOwned + Serialize + Debug,
@@ -118,26 +146,41 @@ impl Store {
         let api = self.api::<K>();
         let name = want.meta().name.clone().unwrap_or_default();
         let object = self.object_ref::<K>(&name);
-        match live {
-            None => with_retry(|| api.create(&PostParams::default(), want))
-                .await
-                .map(drop)
-                .map_err(|e| ApiError::from_kube(e, &object, "create")),
-            Some(live) => {
-                let mut next = want.clone();
-                next.meta_mut().resource_version = live.meta().resource_version.clone();
-                with_retry(|| api.replace(&name, &PostParams::default(), &next))
-                    .await
-                    .map(drop)
-                    .map_err(|e| ApiError::from_kube(e, &object, "update"))
-            }
-        }
+        let params = PostParams::default();
+        let live = match live {
+            Some(live) => live.clone(),
+            None => match with_retry(|| api.create(&params, want)).await {
+                Ok(_) => return Ok(()),
+                Err(e) => match ApiError::from_kube(e, &object, "create") {
+                    ApiError::AlreadyExists { .. } => match self.get::<K>(&name).await? {
+                        Some(found) => found,
+                        None => {
+                            return Err(ApiError::Conflict {
+                                object,
+                                message: "the object was deleted while being created".into(),
+                            });
+                        }
+                    },
+                    other => return Err(other),
+                },
+            },
+        };
+        let mut next = want.clone();
+        next.meta_mut().resource_version = live.meta().resource_version.clone();
+        with_retry(|| api.replace(&name, &params, &next))
+            .await
+            .map(drop)
+            .map_err(|e| ApiError::from_kube(e, &object, "update"))
     }
 
     /// Deletes an object; one already gone is fine.
-    pub async fn delete<K: Kind + Clone + DeserializeOwned + Debug>(&self, name: &str) -> Result<(), ApiError> {
+    pub async fn delete<K: Kind + Clone + DeserializeOwned + Debug>(
+        &self,
+        name: &str,
+    ) -> Result<(), ApiError> {
         let api = self.api::<K>();
-        match with_retry(|| api.delete(name, &DeleteParams::default())).await {
+        let params = DeleteParams::default();
+        match with_retry(|| api.delete(name, &params)).await {
             Ok(_) => Ok(()),
             Err(e) => match ApiError::from_kube(e, &self.object_ref::<K>(name), "delete") {
                 ApiError::NotFound { .. } => Ok(()),
@@ -159,7 +202,10 @@ impl Store {
             }
             return Ok(());
         };
-        if !live_role.as_ref().is_some_and(|l| crate::grants::role_matches(l, &role)) {
+        if !live_role
+            .as_ref()
+            .is_some_and(|l| crate::grants::role_matches(l, &role))
+        {
             self.put(&role, live_role.as_ref()).await?;
         }
         match &live_binding {
@@ -175,7 +221,8 @@ impl Store {
         let Some(ns) = self.get_namespace().await? else {
             return Ok(());
         };
-        let ours = ns.metadata.labels.as_ref().and_then(|l| l.get(ESTATE_LABEL)) == Some(&self.estate.to_string());
+        let ours =
+            ns.metadata.labels.as_ref().and_then(|l| l.get(ESTATE_LABEL)) == Some(&self.estate.to_string());
         if !ours
             || self.holds_any::<Secret>().await?
             || self.holds_any::<ConfigMap>().await?
@@ -188,7 +235,8 @@ impl Store {
             return Ok(());
         }
         let api: Api<Namespace> = Api::all(self.client.clone());
-        match with_retry(|| api.delete(&self.namespace, &DeleteParams::default())).await {
+        let params = DeleteParams::default();
+        match with_retry(|| api.delete(&self.namespace, &params)).await {
             Ok(_) => Ok(()),
             Err(e) => match ApiError::from_kube(e, &self.namespace_ref(), "delete") {
                 ApiError::NotFound { .. } => Ok(()),
@@ -202,7 +250,8 @@ impl Store {
     async fn holds_any<K: Kind + Clone + DeserializeOwned + Debug>(&self) -> Result<bool, ApiError> {
         let api = self.api::<K>();
         let kind = K::kind(&());
-        let list = match with_retry(|| api.list(&ListParams::default())).await {
+        let params = ListParams::default();
+        let list = match with_retry(|| api.list(&params)).await {
             Ok(list) => list,
             Err(e) => {
                 return match ApiError::from_kube(e, &self.object_ref::<K>(""), "list") {

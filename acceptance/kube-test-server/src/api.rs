@@ -7,15 +7,16 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::{Authn, UserInfo};
 use crate::discovery;
 use crate::handlers::Call;
+use crate::openapi;
+use crate::rbac::{self, Attributes};
 use crate::request::{Query, ResourcePath, Route};
 use crate::resources;
 use crate::reviews;
-use crate::semantics::{self, Attributes};
 use crate::state::Shared;
 use crate::status::{self, ApiError};
 use crate::subresources;
@@ -82,7 +83,12 @@ pub struct Reply {
 
 impl Reply {
     pub fn json(code: u16, value: Value) -> Self {
-        Self { code, content_type: "application/json".into(), body: Body::Json(value), warnings: Vec::new() }
+        Self {
+            code,
+            content_type: "application/json".into(),
+            body: Body::Json(value),
+            warnings: Vec::new(),
+        }
     }
 
     pub fn text(code: u16, text: &str) -> Self {
@@ -139,7 +145,10 @@ pub fn full(bytes: Vec<u8>) -> ResponseBody {
 }
 
 /// Serves one HTTP request.
-pub async fn handle(st: Shared, req: Request<hyper::body::Incoming>) -> Result<Response<ResponseBody>, Dropped> {
+pub async fn handle(
+    st: Shared,
+    req: Request<hyper::body::Incoming>,
+) -> Result<Response<ResponseBody>, Dropped> {
     let (parts, body) = req.into_parts();
     let body = match body.collect().await {
         Ok(b) => b.to_bytes(),
@@ -147,40 +156,94 @@ pub async fn handle(st: Shared, req: Request<hyper::body::Incoming>) -> Result<R
     };
     let path = parts.uri.path().to_string();
     let query = Query::parse(parts.uri.query());
-    let authn = st.auth.authenticate(parts.headers.get(http::header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
+    let authn = st.auth.authenticate(
+        parts
+            .headers
+            .get(http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok()),
+    );
     let user = match authn {
         Authn::User(u) => u,
         Authn::Rejected => return Ok(render(status::unauthorized().into())),
     };
-    let ctx = Ctx { method: parts.method, query, headers: parts.headers, body, user };
+    let user = match impersonate(&st, user, &parts.headers) {
+        Ok(u) => u,
+        Err(e) => return Ok(render(e.into())),
+    };
+    let ctx = Ctx {
+        method: parts.method,
+        query,
+        headers: parts.headers,
+        body,
+        user,
+    };
     if let Some(rest) = path.strip_prefix("/_test/") {
         return Ok(render(testing::handle(&st, &ctx, rest)));
     }
     let route = Route::parse(&path);
     let attrs = attributes(&ctx, &route, &path);
-    st.telemetry.count(&ctx.user.name, &attrs.verb, &attrs.resource, ctx.user_agent());
-    if attrs.path.is_none() {
-        if let Some(fault) = st.telemetry.take_fault(&attrs.resource, &attrs.verb) {
-            match fault.kind {
-                FaultKind::Latency => tokio::time::sleep(fault.latency()).await,
-                FaultKind::TooManyRequests => return Ok(render(status::too_many_requests().into())),
-                FaultKind::InternalError => return Ok(render(status::internal_error("injected fault").into())),
-                FaultKind::Conflict => {
-                    let t = status::Target { group: &attrs.api_group, resource: &attrs.resource, name: Some(&attrs.name) };
-                    return Ok(render(status::conflict(t).into()));
-                }
-                FaultKind::Drop => return Err(Dropped),
+    st.telemetry
+        .count(&ctx.user.name, &attrs.verb, &attrs.resource, ctx.user_agent());
+    if attrs.non_resource_path.is_none()
+        && let Some(fault) = st.telemetry.take_fault(&attrs.resource, &attrs.verb)
+    {
+        match fault.kind {
+            FaultKind::Latency => tokio::time::sleep(fault.latency()).await,
+            FaultKind::TooManyRequests => return Ok(render(status::too_many_requests().into())),
+            FaultKind::InternalError => {
+                return Ok(render(status::internal_error("injected fault").into()));
             }
+            FaultKind::Conflict => {
+                let t = status::Target {
+                    group: &attrs.api_group,
+                    resource: &attrs.resource,
+                    name: attrs.name.as_deref(),
+                };
+                return Ok(render(status::conflict(t).into()));
+            }
+            FaultKind::Drop => return Err(Dropped),
         }
     }
     if !authorized(&st, &ctx.user, &attrs) {
-        return Ok(render(forbidden(&ctx.user, &attrs).into()));
+        let body = rbac::forbidden_status(&reviews::subject(&ctx.user), &attrs);
+        return Ok(render(Reply::json(403, body)));
     }
     let reply = match dispatch(&st, &ctx, route).await {
         Ok(r) => r,
         Err(e) => e.into(),
     };
     Ok(render(reply))
+}
+
+/// Applies `Impersonate-User` / `Impersonate-Group` (kubectl `--as`, `--as-group`) when the
+/// requester may impersonate.
+fn impersonate(st: &Shared, user: UserInfo, headers: &HeaderMap) -> Result<UserInfo, ApiError> {
+    let Some(name) = headers.get("impersonate-user").and_then(|v| v.to_str().ok()) else {
+        return Ok(user);
+    };
+    let attrs = Attributes {
+        verb: "impersonate".into(),
+        resource: "users".into(),
+        name: Some(name.into()),
+        ..Default::default()
+    };
+    if !authorized(st, &user, &attrs) {
+        return Err(ApiError {
+            code: 403,
+            body: rbac::forbidden_status(&reviews::subject(&user), &attrs),
+        });
+    }
+    let mut groups: Vec<String> = headers
+        .get_all("impersonate-group")
+        .iter()
+        .filter_map(|v| v.to_str().ok().map(String::from))
+        .collect();
+    groups.push("system:authenticated".into());
+    Ok(UserInfo {
+        name: name.to_string(),
+        uid: String::new(),
+        groups,
+    })
 }
 
 /// The RBAC attributes of a request (kube's RequestInfo).
@@ -191,57 +254,42 @@ fn attributes(ctx: &Ctx, route: &Route, path: &str) -> Attributes {
             Method::GET | Method::HEAD => "get".to_string(),
             ref m => m.as_str().to_lowercase(),
         };
-        return Attributes { verb, path: Some(path.to_string()), ..Default::default() };
+        return Attributes {
+            verb,
+            non_resource_path: Some(path.to_string()),
+            ..Default::default()
+        };
     };
     let verb = match (&ctx.method, rp.name.is_some()) {
-        (&Method::GET, true) => "get",
-        (&Method::GET, false) if ctx.query.flag("watch") => "watch",
-        (&Method::GET, false) => "list",
-        (&Method::POST, _) => "create",
-        (&Method::PUT, _) => "update",
-        (&Method::PATCH, _) => "patch",
-        (&Method::DELETE, true) => "delete",
-        (&Method::DELETE, false) => "deletecollection",
-        (m, _) => return Attributes { verb: m.as_str().to_lowercase(), ..resource_attrs(rp) },
+        (&Method::GET, true) => "get".to_string(),
+        (&Method::GET, false) if ctx.query.flag("watch") => "watch".to_string(),
+        (&Method::GET, false) => "list".to_string(),
+        (&Method::POST, _) => "create".to_string(),
+        (&Method::PUT, _) => "update".to_string(),
+        (&Method::PATCH, _) => "patch".to_string(),
+        (&Method::DELETE, true) => "delete".to_string(),
+        (&Method::DELETE, false) => "deletecollection".to_string(),
+        (m, _) => m.as_str().to_lowercase(),
     };
-    Attributes { verb: verb.into(), ..resource_attrs(rp) }
-}
-
-fn resource_attrs(rp: &ResourcePath) -> Attributes {
     let namespace = if rp.resource == "namespaces" {
-        rp.name.clone().unwrap_or_default()
+        rp.name.clone()
     } else {
-        rp.namespace.clone().unwrap_or_default()
+        rp.namespace.clone()
     };
     Attributes {
-        verb: String::new(),
-        namespace,
+        verb,
         api_group: rp.group.clone(),
         resource: rp.resource.clone(),
-        subresource: rp.subresource.clone().unwrap_or_default(),
-        name: rp.name.clone().unwrap_or_default(),
-        path: None,
+        subresource: rp.subresource.clone(),
+        namespace,
+        name: rp.name.clone(),
+        non_resource_path: None,
     }
 }
 
 fn authorized(st: &Shared, user: &UserInfo, attrs: &Attributes) -> bool {
-    if user.is_admin() {
-        return true;
-    }
-    let policy = reviews::policy(st);
-    semantics::authorize(&policy, user, attrs).allowed
-}
-
-fn forbidden(user: &UserInfo, attrs: &Attributes) -> ApiError {
-    match &attrs.path {
-        Some(path) => status::failure(
-            403,
-            "Forbidden",
-            &format!("forbidden: User \"{}\" cannot {} path \"{path}\"", user.name, attrs.verb),
-            Some(json!({})),
-        ),
-        None => semantics::forbidden(user, attrs),
-    }
+    // system:masters skips the policy walk (the authorizer allows it first thing anyway).
+    user.is_admin() || reviews::with_policy(st, |p| rbac::authorize(p, &reviews::subject(user), attrs))
 }
 
 /// Whether the client accepts a JSON answer (kube serves JSON, YAML and protobuf).
@@ -251,7 +299,11 @@ fn acceptable(accept: &str) -> bool {
             let media = t.split(';').next().unwrap_or("").trim();
             matches!(
                 media,
-                "" | "*/*" | "application/*" | "application/json" | "application/yaml" | "application/vnd.kubernetes.protobuf"
+                "" | "*/*"
+                    | "application/*"
+                    | "application/json"
+                    | "application/yaml"
+                    | "application/vnd.kubernetes.protobuf"
             )
         })
 }
@@ -259,17 +311,22 @@ fn acceptable(accept: &str) -> bool {
 /// Whether the client asks for aggregated discovery (v2) before anything else it accepts.
 fn wants_aggregated(accept: &str) -> bool {
     accept.split(',').next().is_some_and(|first| {
-        first.contains("as=APIGroupDiscoveryList") && first.contains("g=apidiscovery.k8s.io") && first.contains("v=v2")
+        first.contains("as=APIGroupDiscoveryList")
+            && first.contains("g=apidiscovery.k8s.io")
+            && first.contains("v=v2")
             && !first.contains("v=v2beta1")
     })
 }
 
 async fn dispatch(st: &Shared, ctx: &Ctx, route: Route) -> Result<Reply, ApiError> {
+    if let Route::NonResource(path) = &route {
+        return Ok(non_resource(path));
+    }
     if !acceptable(ctx.accept()) {
         return Err(status::not_acceptable());
     }
     match route {
-        Route::NonResource(path) => Ok(non_resource(&path)),
+        Route::NonResource(_) => unreachable!("answered above"),
         Route::CoreVersions | Route::Groups => {
             let core = route == Route::CoreVersions;
             if wants_aggregated(ctx.accept()) {
@@ -277,19 +334,34 @@ async fn dispatch(st: &Shared, ctx: &Ctx, route: Route) -> Result<Reply, ApiErro
                 r.content_type = discovery::AGGREGATED_CONTENT_TYPE.into();
                 return Ok(r);
             }
-            Ok(Reply::json(200, if core { discovery::core_versions(&st.address) } else { discovery::groups() }))
+            Ok(Reply::json(
+                200,
+                if core {
+                    discovery::core_versions(&st.address)
+                } else {
+                    discovery::groups()
+                },
+            ))
         }
-        Route::Group(g) => Ok(discovery::group(&g).map(|d| Reply::json(200, d)).unwrap_or_else(Reply::page_not_found)),
-        Route::GroupVersion(g, v) => {
-            Ok(discovery::group_version(&g, &v).map(|d| Reply::json(200, d)).unwrap_or_else(Reply::page_not_found))
-        }
+        Route::Group(g) => Ok(discovery::group(&g)
+            .map(|d| Reply::json(200, d))
+            .unwrap_or_else(Reply::page_not_found)),
+        Route::GroupVersion(g, v) => Ok(discovery::group_version(&g, &v)
+            .map(|d| Reply::json(200, d))
+            .unwrap_or_else(Reply::page_not_found)),
         Route::Resource(rp) => resource(st, ctx, rp).await,
     }
 }
 
 fn non_resource(path: &str) -> Reply {
+    if let Some(gv) = path.strip_prefix("/openapi/v3/") {
+        return openapi::group_version(gv)
+            .map(|d| Reply::json(200, d))
+            .unwrap_or_else(Reply::page_not_found);
+    }
     match path.trim_end_matches('/') {
         "/version" => Reply::json(200, discovery::version()),
+        "/openapi/v3" => Reply::json(200, openapi::root()),
         "/healthz" | "/livez" | "/readyz" => Reply::text(200, "ok"),
         _ => Reply::page_not_found(),
     }
@@ -299,15 +371,20 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
     if !discovery::serves_group_version(&rp.group, &rp.version) {
         return Ok(Reply::page_not_found());
     }
-    if rp.group == "authorization.k8s.io" && rp.name.is_none() {
-        if let Some(reply) = reviews::handle(st, ctx, &rp)? {
-            return Ok(reply);
-        }
+    if rp.group == "authorization.k8s.io"
+        && rp.name.is_none()
+        && let Some(reply) = reviews::handle(st, ctx, &rp)?
+    {
+        return Ok(reply);
     }
     let Some(rt) = resources::find(&rp.group, &rp.version, &rp.resource) else {
         return Err(status::unknown_resource());
     };
-    let namespace_mismatch = if rt.namespaced { rp.namespace.is_none() && rp.name.is_some() } else { rp.namespace.is_some() };
+    let namespace_mismatch = if rt.namespaced {
+        rp.namespace.is_none() && rp.name.is_some()
+    } else {
+        rp.namespace.is_some()
+    };
     if namespace_mismatch {
         return Err(status::unknown_resource());
     }
@@ -316,7 +393,11 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
         ctx,
         rt,
         version: rp.version.clone(),
-        namespace: if rt.namespaced { rp.namespace.clone().unwrap_or_default() } else { String::new() },
+        namespace: if rt.namespaced {
+            rp.namespace.clone().unwrap_or_default()
+        } else {
+            String::new()
+        },
         name: rp.name.clone(),
     };
     if let Some(sub) = rp.subresource.as_deref() {

@@ -40,8 +40,18 @@ pub const ADMIN_TOKEN: &str = "admin-token-0123456789abcdef";
 /// The identities of the recorded transcripts, with their exact tokens and uids.
 const STATIC_USERS: &[(&str, &str, &str, &[&str])] = &[
     (ADMIN_TOKEN, "admin", "uid-admin", &["system:masters"]),
-    ("restricted-token-0123456789abcdef", "restricted", "uid-restricted", &[]),
-    ("app-planner-token-0123456789abcdef", "app-planner", "uid-app-planner", &["tofu-planners"]),
+    (
+        "restricted-token-0123456789abcdef",
+        "restricted",
+        "uid-restricted",
+        &[],
+    ),
+    (
+        "app-planner-token-0123456789abcdef",
+        "app-planner",
+        "uid-app-planner",
+        &["tofu-planners"],
+    ),
     (
         "sa-runner-token-0123456789abcdef",
         "system:serviceaccount:g-14-rbac:tofu-runner",
@@ -63,7 +73,9 @@ impl Default for Authenticator {
 
 impl Authenticator {
     pub fn new() -> Self {
-        let auth = Self { tokens: RwLock::new(HashMap::new()) };
+        let auth = Self {
+            tokens: RwLock::new(HashMap::new()),
+        };
         for (token, name, uid, groups) in STATIC_USERS {
             let groups = groups.iter().map(|g| g.to_string()).collect();
             auth.insert(token, name, uid, groups);
@@ -73,8 +85,15 @@ impl Authenticator {
 
     fn insert(&self, token: &str, name: &str, uid: &str, mut groups: Vec<String>) {
         groups.push("system:authenticated".into());
-        let user = UserInfo { name: name.into(), uid: uid.into(), groups };
-        self.tokens.write().expect("token table poisoned").insert(token.into(), user);
+        let user = UserInfo {
+            name: name.into(),
+            uid: uid.into(),
+            groups,
+        };
+        self.tokens
+            .write()
+            .expect("token table poisoned")
+            .insert(token.into(), user);
     }
 
     /// Adds (or replaces) a user and returns its token, which is derived from the name so
@@ -87,14 +106,25 @@ impl Authenticator {
 
     /// Registers a token issued by the TokenRequest API for a ServiceAccount.
     pub fn add_service_account_token(&self, token: &str, namespace: &str, name: &str, uid: &str) {
-        let groups = vec!["system:serviceaccounts".to_string(), format!("system:serviceaccounts:{namespace}")];
-        self.insert(token, &format!("system:serviceaccount:{namespace}:{name}"), uid, groups);
+        let groups = vec![
+            "system:serviceaccounts".to_string(),
+            format!("system:serviceaccounts:{namespace}"),
+        ];
+        self.insert(
+            token,
+            &format!("system:serviceaccount:{namespace}:{name}"),
+            uid,
+            groups,
+        );
     }
 
     /// The token of a known user name.
     pub fn token_for(&self, name: &str) -> Option<String> {
         let tokens = self.tokens.read().expect("token table poisoned");
-        tokens.iter().find(|(_, u)| u.name == name).map(|(t, _)| t.clone())
+        tokens
+            .iter()
+            .find(|(_, u)| u.name == name)
+            .map(|(t, _)| t.clone())
     }
 
     /// Authenticates an `Authorization` header value (or its absence).

@@ -99,7 +99,9 @@ pub fn schedule_rollout(st: &Shared, deployment: &Value) {
         tokio::time::sleep(ROLLOUT_DELAY).await;
         let key = resources::DEPLOYMENTS.key();
         let mut store = st.store();
-        let Some(current) = store.get(&key, &namespace, &name).cloned() else { return };
+        let Some(current) = store.get(&key, &namespace, &name).cloned() else {
+            return;
+        };
         let status = rollout_status(&current, mode);
         if current["status"] == status {
             return;
@@ -117,9 +119,7 @@ fn rollout_status(deployment: &Value, mode: Rollout) -> Value {
     let generation = deployment["metadata"]["generation"].as_i64().unwrap_or(1);
     let name = deployment["metadata"]["name"].as_str().unwrap_or("");
     let now = meta::now();
-    let condition = |type_: &str, status: &str, reason: &str, message: String| {
-        json!({"type": type_, "status": status, "lastUpdateTime": now, "lastTransitionTime": now, "reason": reason, "message": message})
-    };
+    let condition = |type_: &str, status: &str, reason: &str, message: String| json!({"type": type_, "status": status, "lastUpdateTime": now, "lastTransitionTime": now, "reason": reason, "message": message});
     let mut status = json!({"observedGeneration": generation});
     if replicas > 0 {
         status["replicas"] = json!(replicas);
@@ -134,13 +134,33 @@ fn rollout_status(deployment: &Value, mode: Rollout) -> Value {
     }
     status["conditions"] = if ready {
         json!([
-            condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.".into()),
-            condition("Progressing", "True", "NewReplicaSetAvailable", format!("ReplicaSet \"{name}-5d4f8c7b9\" has successfully progressed.")),
+            condition(
+                "Available",
+                "True",
+                "MinimumReplicasAvailable",
+                "Deployment has minimum availability.".into()
+            ),
+            condition(
+                "Progressing",
+                "True",
+                "NewReplicaSetAvailable",
+                format!("ReplicaSet \"{name}-5d4f8c7b9\" has successfully progressed.")
+            ),
         ])
     } else {
         json!([
-            condition("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.".into()),
-            condition("Progressing", "True", "ReplicaSetUpdated", format!("ReplicaSet \"{name}-5d4f8c7b9\" is progressing.")),
+            condition(
+                "Available",
+                "False",
+                "MinimumReplicasUnavailable",
+                "Deployment does not have minimum availability.".into()
+            ),
+            condition(
+                "Progressing",
+                "True",
+                "ReplicaSetUpdated",
+                format!("ReplicaSet \"{name}-5d4f8c7b9\" is progressing.")
+            ),
         ])
     };
     status

@@ -37,7 +37,9 @@ fn child<'a>(map: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, 
     if !map.get(key).is_some_and(Value::is_object) {
         map.insert(key.to_string(), json!({}));
     }
-    map.get_mut(key).and_then(Value::as_object_mut).expect("just inserted")
+    map.get_mut(key)
+        .and_then(Value::as_object_mut)
+        .expect("just inserted")
 }
 
 /// Every object in the array at `key`.
@@ -52,7 +54,10 @@ fn items<'a>(map: &'a mut Map<String, Value>, key: &str) -> impl Iterator<Item =
 /// Go drops empty `omitempty` maps, so `labels: {}` is never stored or returned.
 fn drop_empty(map: &mut Map<String, Value>, keys: &[&str]) {
     for key in keys {
-        if map.get(*key).is_some_and(|v| v.is_null() || v.as_object().is_some_and(Map::is_empty)) {
+        if map
+            .get(*key)
+            .is_some_and(|v| v.is_null() || v.as_object().is_some_and(Map::is_empty))
+        {
             map.remove(*key);
         }
     }
@@ -61,7 +66,10 @@ fn drop_empty(map: &mut Map<String, Value>, keys: &[&str]) {
 fn normalise_metadata(obj: &mut Map<String, Value>) {
     if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
         drop_empty(meta, &["labels", "annotations"]);
-        if meta.get("finalizers").is_some_and(|f| f.is_null() || f.as_array().is_some_and(Vec::is_empty)) {
+        if meta
+            .get("finalizers")
+            .is_some_and(|f| f.is_null() || f.as_array().is_some_and(Vec::is_empty))
+        {
             meta.remove("finalizers");
         }
     }
@@ -80,7 +88,10 @@ fn default_secret(obj: &mut Map<String, Value>) {
         let data = child(obj, "data");
         for (key, value) in string_data {
             let plain = value.as_str().unwrap_or_default();
-            data.insert(key, json!(base64::engine::general_purpose::STANDARD.encode(plain)));
+            data.insert(
+                key,
+                json!(base64::engine::general_purpose::STANDARD.encode(plain)),
+            );
         }
     }
     drop_empty(obj, &["data"]);
@@ -93,11 +104,18 @@ fn default_service(obj: &mut Map<String, Value>) {
     let service_type = spec["type"].as_str().unwrap_or_default().to_string();
     ensure(spec, "sessionAffinity", json!("None"));
     if spec["sessionAffinity"] == "ClientIP" {
-        ensure(spec, "sessionAffinityConfig", json!({"clientIP": {"timeoutSeconds": 10800}}));
+        ensure(
+            spec,
+            "sessionAffinityConfig",
+            json!({"clientIP": {"timeoutSeconds": 10800}}),
+        );
     }
     for port in items(spec, "ports") {
         ensure(port, "protocol", json!("TCP"));
-        if port.get("targetPort").is_none_or(|t| t.is_null() || t == 0 || t == "") {
+        if port
+            .get("targetPort")
+            .is_none_or(|t| t.is_null() || t == 0 || t == "")
+        {
             let number = port.get("port").cloned().unwrap_or(json!(0));
             port.insert("targetPort".into(), number);
         }
@@ -157,7 +175,11 @@ fn default_container(c: &mut Map<String, Value>) {
     ensure(c, "terminationMessagePath", json!("/dev/termination-log"));
     ensure(c, "terminationMessagePolicy", json!("File"));
     let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
-    let policy = if image_uses_latest(image) { "Always" } else { "IfNotPresent" };
+    let policy = if image_uses_latest(image) {
+        "Always"
+    } else {
+        "IfNotPresent"
+    };
     ensure(c, "imagePullPolicy", json!(policy));
     ensure(c, "resources", json!({}));
     if let Some(resources) = c.get_mut("resources").and_then(Value::as_object_mut) {
@@ -171,7 +193,11 @@ fn default_container(c: &mut Map<String, Value>) {
         ensure(port, "protocol", json!("TCP"));
     }
     for env in items(c, "env") {
-        if let Some(field_ref) = env.get_mut("valueFrom").and_then(|v| v.get_mut("fieldRef")).and_then(Value::as_object_mut) {
+        if let Some(field_ref) = env
+            .get_mut("valueFrom")
+            .and_then(|v| v.get_mut("fieldRef"))
+            .and_then(Value::as_object_mut)
+        {
             ensure(field_ref, "apiVersion", json!("v1"));
         }
     }
@@ -209,13 +235,19 @@ fn canonicalise_all(values: &mut Map<String, Value>) {
 }
 
 fn default_hpa(obj: &mut Map<String, Value>) {
-    let v2 = obj.get("apiVersion").and_then(Value::as_str).is_none_or(|v| v == "autoscaling/v2");
+    let v2 = obj
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .is_none_or(|v| v == "autoscaling/v2");
     let spec = child(obj, "spec");
     ensure(spec, "minReplicas", json!(1));
     if !v2 {
         return;
     }
-    if spec.get("metrics").is_none_or(|m| m.as_array().is_none_or(Vec::is_empty)) {
+    if spec
+        .get("metrics")
+        .is_none_or(|m| m.as_array().is_none_or(Vec::is_empty))
+    {
         spec.insert(
             "metrics".into(),
             json!([{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]),
@@ -225,7 +257,11 @@ fn default_hpa(obj: &mut Map<String, Value>) {
         for source in metric.values_mut().filter_map(Value::as_object_mut) {
             if let Some(target) = source.get_mut("target").and_then(Value::as_object_mut) {
                 for key in ["value", "averageValue"] {
-                    if let Some(c) = target.get(key).and_then(Value::as_str).and_then(canonical_quantity) {
+                    if let Some(c) = target
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .and_then(canonical_quantity)
+                    {
                         target.insert(key.into(), json!(c));
                     }
                 }
@@ -244,15 +280,26 @@ fn default_hpa(obj: &mut Map<String, Value>) {
         let down = child(behavior, "scaleDown");
         ensure(down, "stabilizationWindowSeconds", json!(300));
         ensure(down, "selectPolicy", json!("Max"));
-        ensure(down, "policies", json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]));
+        ensure(
+            down,
+            "policies",
+            json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
+        );
     }
-    ensure(obj, "status", json!({"desiredReplicas": 0, "currentMetrics": null}));
+    ensure(
+        obj,
+        "status",
+        json!({"desiredReplicas": 0, "currentMetrics": null}),
+    );
 }
 
 fn default_network_policy(obj: &mut Map<String, Value>) {
     let spec = child(obj, "spec");
     ensure(spec, "podSelector", json!({}));
-    let has_egress = spec.get("egress").and_then(Value::as_array).is_some_and(|e| !e.is_empty());
+    let has_egress = spec
+        .get("egress")
+        .and_then(Value::as_array)
+        .is_some_and(|e| !e.is_empty());
     for direction in ["ingress", "egress"] {
         for rule in items(spec, direction) {
             for port in items(rule, "ports") {
@@ -260,15 +307,25 @@ fn default_network_policy(obj: &mut Map<String, Value>) {
             }
         }
     }
-    if spec.get("policyTypes").is_none_or(|p| p.as_array().is_none_or(Vec::is_empty)) {
-        let types = if has_egress { json!(["Ingress", "Egress"]) } else { json!(["Ingress"]) };
+    if spec
+        .get("policyTypes")
+        .is_none_or(|p| p.as_array().is_none_or(Vec::is_empty))
+    {
+        let types = if has_egress {
+            json!(["Ingress", "Egress"])
+        } else {
+            json!(["Ingress"])
+        };
         spec.insert("policyTypes".into(), types);
     }
 }
 
 fn default_binding(obj: &mut Map<String, Value>) {
     for subject in items(obj, "subjects") {
-        if matches!(subject.get("kind").and_then(Value::as_str), Some("User" | "Group")) {
+        if matches!(
+            subject.get("kind").and_then(Value::as_str),
+            Some("User" | "Group")
+        ) {
             ensure(subject, "apiGroup", json!("rbac.authorization.k8s.io"));
         }
     }
@@ -295,9 +352,20 @@ enum Format {
     DecimalExponent,
 }
 
-const DECIMAL_SUFFIXES: &[(&str, i32)] =
-    &[("n", -9), ("u", -6), ("m", -3), ("", 0), ("k", 3), ("M", 6), ("G", 9), ("T", 12), ("P", 15), ("E", 18)];
+const DECIMAL_SUFFIXES: &[(&str, i32)] = &[
+    ("n", -9),
+    ("u", -6),
+    ("m", -3),
+    ("", 0),
+    ("k", 3),
+    ("M", 6),
+    ("G", 9),
+    ("T", 12),
+    ("P", 15),
+    ("E", 18),
+];
 const BINARY_SUFFIXES: &[&str] = &["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+const MAX_EXPONENT: i32 = 18;
 
 impl Quantity {
     /// Parses `[+-]digits[.digits][suffix]` with SI, binary or exponent suffixes.
@@ -306,7 +374,9 @@ impl Quantity {
             Some(r) => (true, r),
             None => (false, s.strip_prefix('+').unwrap_or(s)),
         };
-        let number_end = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
+        let number_end = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
         let (number, suffix) = rest.split_at(number_end);
         let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
         if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
@@ -314,7 +384,9 @@ impl Quantity {
         }
         let mut mantissa: i128 = 0;
         for d in whole.chars().chain(fraction.chars()) {
-            mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(d.to_digit(10)? as u8))?;
+            mantissa = mantissa
+                .checked_mul(10)?
+                .checked_add(i128::from(d.to_digit(10)? as u8))?;
         }
         let mut exponent = -(fraction.len() as i32);
         let format = if let Some(i) = BINARY_SUFFIXES.iter().position(|b| !b.is_empty() && *b == suffix) {
@@ -323,12 +395,19 @@ impl Quantity {
         } else if let Some((_, e)) = DECIMAL_SUFFIXES.iter().find(|(n, _)| *n == suffix) {
             exponent += e;
             Format::DecimalSi
-        } else if let Some(e) = suffix.strip_prefix(['e', 'E']).and_then(|e| e.parse::<i32>().ok()) {
-            exponent += e;
+        } else if let Some(e) = suffix
+            .strip_prefix(['e', 'E'])
+            .and_then(|e| e.parse::<i32>().ok())
+        {
+            exponent = exponent.checked_add(e)?;
             Format::DecimalExponent
         } else {
             return None;
         };
+        // Far beyond any real resource amount; keeps the arithmetic below in range.
+        if exponent > MAX_EXPONENT {
+            return None;
+        }
         if negative {
             mantissa = -mantissa;
         }
@@ -338,13 +417,18 @@ impl Quantity {
             mantissa = mantissa.div_euclid(divisor) + i128::from(mantissa.rem_euclid(divisor) != 0);
             exponent = -9;
         }
-        Some(Quantity { mantissa, exponent, format })
+        Some(Quantity {
+            mantissa,
+            exponent,
+            format,
+        })
     }
 
     /// The value as an integer number of `10^exponent` units, if it fits.
     fn scaled(&self, exponent: i32) -> Option<i128> {
         if self.exponent >= exponent {
-            self.mantissa.checked_mul(10i128.checked_pow((self.exponent - exponent) as u32)?)
+            self.mantissa
+                .checked_mul(10i128.checked_pow((self.exponent - exponent) as u32)?)
         } else {
             let divisor = 10i128.checked_pow((exponent - self.exponent) as u32)?;
             (self.mantissa % divisor == 0).then(|| self.mantissa / divisor)
@@ -379,9 +463,16 @@ impl Quantity {
         }
         let m = m * 10i128.pow((e - e3) as u32);
         if self.format == Format::DecimalExponent {
-            return if e3 == 0 { m.to_string() } else { format!("{m}e{e3}") };
+            return if e3 == 0 {
+                m.to_string()
+            } else {
+                format!("{m}e{e3}")
+            };
         }
-        let suffix = DECIMAL_SUFFIXES.iter().find(|(_, x)| *x == e3).map_or("", |(s, _)| s);
+        let suffix = DECIMAL_SUFFIXES
+            .iter()
+            .find(|(_, x)| *x == e3)
+            .map_or("", |(s, _)| s);
         format!("{m}{suffix}")
     }
 }
@@ -408,7 +499,14 @@ mod tests {
     /// allocated cluster IPs and generation.
     fn strip_server_fields(v: &mut Value) {
         if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
-            for key in ["uid", "resourceVersion", "creationTimestamp", "managedFields", "namespace", "generation"] {
+            for key in [
+                "uid",
+                "resourceVersion",
+                "creationTimestamp",
+                "managedFields",
+                "namespace",
+                "generation",
+            ] {
                 meta.remove(key);
             }
         }
@@ -474,7 +572,7 @@ mod tests {
         ] {
             assert_eq!(canonical_quantity(input).as_deref(), Some(canonical), "{input}");
         }
-        for bad in ["", "abc", "1.2.3", "1Qi", "."] {
+        for bad in ["", "abc", "1.2.3", "1Qi", ".", "1e40", "1e99999999999"] {
             assert_eq!(canonical_quantity(bad), None, "{bad}");
         }
         assert!(Quantity::parse("2").unwrap() > Quantity::parse("1500m").unwrap());
@@ -495,6 +593,9 @@ mod tests {
         let mut hpa = json!({"apiVersion": "autoscaling/v2", "spec": {"maxReplicas": 3, "behavior": {"scaleUp": {"selectPolicy": "Min"}}}});
         apply_defaults("HorizontalPodAutoscaler", &mut hpa);
         assert_eq!(hpa["spec"]["behavior"]["scaleUp"]["selectPolicy"], "Min");
-        assert_eq!(hpa["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"], 300);
+        assert_eq!(
+            hpa["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"],
+            300
+        );
     }
 }

@@ -18,13 +18,23 @@ const RECORDED: &[(&str, &str)] = &[
     ("v1", include_str!("discovery/api-v1.json")),
     ("apps/v1", include_str!("discovery/apps-v1.json")),
     ("autoscaling/v2", include_str!("discovery/autoscaling-v2.json")),
-    ("networking.k8s.io/v1", include_str!("discovery/networking.k8s.io-v1.json")),
-    ("rbac.authorization.k8s.io/v1", include_str!("discovery/rbac.authorization.k8s.io-v1.json")),
-    ("coordination.k8s.io/v1", include_str!("discovery/coordination.k8s.io-v1.json")),
+    (
+        "networking.k8s.io/v1",
+        include_str!("discovery/networking.k8s.io-v1.json"),
+    ),
+    (
+        "rbac.authorization.k8s.io/v1",
+        include_str!("discovery/rbac.authorization.k8s.io-v1.json"),
+    ),
+    (
+        "coordination.k8s.io/v1",
+        include_str!("discovery/coordination.k8s.io-v1.json"),
+    ),
 ];
 
 /// The media type of aggregated discovery.
-pub const AGGREGATED_CONTENT_TYPE: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+pub const AGGREGATED_CONTENT_TYPE: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 fn parse(text: &str) -> Value {
     serde_json::from_str(text).expect("embedded discovery documents are valid JSON")
@@ -51,13 +61,21 @@ pub fn groups() -> Value {
 }
 
 pub fn aggregated(core: bool) -> Value {
-    if core { parse(AGGREGATED_API) } else { aggregated_apis().clone() }
+    if core {
+        parse(AGGREGATED_API)
+    } else {
+        aggregated_apis().clone()
+    }
 }
 
 /// `/apis/GROUP` (an `APIGroup`), if the group exists.
 pub fn group(name: &str) -> Option<Value> {
     let doc = groups();
-    let mut g = doc["groups"].as_array()?.iter().find(|g| g["name"] == name)?.clone();
+    let mut g = doc["groups"]
+        .as_array()?
+        .iter()
+        .find(|g| g["name"] == name)?
+        .clone();
     g["kind"] = json!("APIGroup");
     g["apiVersion"] = json!("v1");
     Some(g)
@@ -79,18 +97,30 @@ pub fn serves_group_version(group: &str, version: &str) -> bool {
 /// Whether `resource` is listed in `group/version`.
 pub fn knows_resource(group: &str, version: &str, resource: &str) -> bool {
     group_version(group, version)
-        .and_then(|d| d["resources"].as_array().map(|rs| rs.iter().any(|r| r["name"] == resource)))
+        .and_then(|d| {
+            d["resources"]
+                .as_array()
+                .map(|rs| rs.iter().any(|r| r["name"] == resource))
+        })
         .unwrap_or(false)
 }
 
 /// `/api/v1` or `/apis/GROUP/VERSION` (an `APIResourceList`).
 pub fn group_version(group: &str, version: &str) -> Option<Value> {
-    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    let gv = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
     if let Some((_, text)) = RECORDED.iter().find(|(k, _)| *k == gv) {
         return Some(parse(text));
     }
     let agg = aggregated_apis();
-    let versions = agg["items"].as_array()?.iter().find(|g| g["metadata"]["name"] == group)?["versions"].as_array()?;
+    let versions = agg["items"]
+        .as_array()?
+        .iter()
+        .find(|g| g["metadata"]["name"] == group)?["versions"]
+        .as_array()?;
     let v = versions.iter().find(|v| v["version"] == version)?;
     let mut resources = Vec::new();
     for r in v["resources"].as_array().into_iter().flatten() {

@@ -51,20 +51,16 @@ impl<'a> Call<'a> {
         out
     }
 
-    pub fn write_info<'b>(&'b self, manager: &'b str, subresource: Option<&'b str>, time: &'b str) -> WriteInfo<'b> {
-        WriteInfo { manager, api_version: self.api_version_static(), subresource, time }
-    }
-
-    /// managedFields name the storage version (an HPA written via v1 still says v2).
-    fn api_version_static(&self) -> &'static str {
-        match (self.rt.group, self.rt.storage_version()) {
-            ("", v) => v,
-            ("apps", _) => "apps/v1",
-            ("autoscaling", _) => "autoscaling/v2",
-            ("networking.k8s.io", _) => "networking.k8s.io/v1",
-            ("rbac.authorization.k8s.io", _) => "rbac.authorization.k8s.io/v1",
-            ("coordination.k8s.io", _) => "coordination.k8s.io/v1",
-            _ => "v1",
+    pub fn write_info<'b>(
+        &'b self,
+        manager: &'b str,
+        subresource: Option<&'b str>,
+        time: &'b str,
+    ) -> WriteInfo<'b> {
+        WriteInfo {
+            manager,
+            subresource,
+            time,
         }
     }
 
@@ -72,7 +68,9 @@ impl<'a> Call<'a> {
 
     pub fn get(&self) -> Result<Reply, ApiError> {
         let store = self.st.store();
-        let obj = store.get(&self.rt.key(), &self.namespace, self.name()).ok_or_else(|| status::not_found(self.target()))?;
+        let obj = store
+            .get(&self.rt.key(), &self.namespace, self.name())
+            .ok_or_else(|| status::not_found(self.target()))?;
         Ok(Reply::json(200, self.present(obj)))
     }
 
@@ -80,16 +78,19 @@ impl<'a> Call<'a> {
         let q = &self.ctx.query;
         let selectors = self.selectors()?;
         let limit: usize = q.get("limit").and_then(|l| l.parse().ok()).unwrap_or(0);
-        let token = q.get("continue").filter(|c| !c.is_empty()).map(ContinueToken::decode).transpose()?;
+        let token = q
+            .get("continue")
+            .filter(|c| !c.is_empty())
+            .map(ContinueToken::decode)
+            .transpose()?;
         let store = self.st.store();
         let rv = token.as_ref().map(|t| t.rv).unwrap_or_else(|| store.current_rv());
         let start = token.as_ref().map(|t| t.start_after(&self.namespace));
         let mut items = Vec::new();
         let mut remaining = 0usize;
         let mut last_key = None;
-        for obj in store.list(&self.rt.key(), self.list_namespace()) {
-            let key = crate::store::ns_name(obj);
-            if start.as_ref().is_some_and(|s| &key <= s) || !selectors.matches(obj) {
+        for (key, obj) in store.entries(&self.rt.key(), self.list_namespace()) {
+            if start.as_ref().is_some_and(|s| key <= s) || !selectors.matches(obj) {
                 continue;
             }
             if limit > 0 && items.len() == limit {
@@ -104,14 +105,25 @@ impl<'a> Call<'a> {
                 m.shift_remove("kind");
                 m.shift_remove("apiVersion");
             }
-            last_key = Some(key);
+            last_key = Some(key.clone());
             items.push(item);
         }
         let mut list_meta = json!({"resourceVersion": rv.to_string()});
         if remaining > 0 {
             let (ns, name) = last_key.expect("a full page has a last item");
-            let start = if self.namespace.is_empty() && self.rt.namespaced { format!("{ns}/{name}") } else { name };
-            list_meta["continue"] = json!(ContinueToken { rv, start, continued: token.is_some() }.encode());
+            let start = if self.namespace.is_empty() && self.rt.namespaced {
+                format!("{ns}/{name}")
+            } else {
+                name
+            };
+            list_meta["continue"] = json!(
+                ContinueToken {
+                    rv,
+                    start,
+                    continued: token.is_some()
+                }
+                .encode()
+            );
             if selectors.is_empty() {
                 list_meta["remainingItemCount"] = json!(remaining);
             }
@@ -146,7 +158,11 @@ impl<'a> Call<'a> {
                 go_json_type(&obj)
             )));
         };
-        let body_kind = map.get("kind").and_then(Value::as_str).unwrap_or(kind).to_string();
+        let body_kind = map
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or(kind)
+            .to_string();
         let body_version = map
             .get("apiVersion")
             .and_then(Value::as_str)
@@ -161,7 +177,9 @@ impl<'a> Call<'a> {
         let known = kinds::known_fields(kind);
         let unknown: Vec<String> = map
             .keys()
-            .filter(|k| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata") && !known.contains(&k.as_str()))
+            .filter(|k| {
+                !matches!(k.as_str(), "apiVersion" | "kind" | "metadata") && !known.contains(&k.as_str())
+            })
             .cloned()
             .collect();
         let mut warnings = Vec::new();
@@ -216,10 +234,13 @@ impl<'a> Call<'a> {
             return Ok(());
         }
         match store.get(&resources::NAMESPACES.key(), "", &self.namespace) {
-            None => Err(status::not_found(resources::NAMESPACES.target(Some(&self.namespace)))),
-            Some(ns) if ns["status"]["phase"] == "Terminating" => {
-                Err(status::namespace_terminating(self.rt.target(Some(name)), &self.namespace))
-            }
+            None => Err(status::not_found(
+                resources::NAMESPACES.target(Some(&self.namespace)),
+            )),
+            Some(ns) if ns["status"]["phase"] == "Terminating" => Err(status::namespace_terminating(
+                self.rt.target(Some(name)),
+                &self.namespace,
+            )),
             Some(_) => Ok(()),
         }
     }
@@ -252,15 +273,31 @@ impl<'a> Call<'a> {
         recording: Recording,
         dry: bool,
     ) -> Result<Value, ApiError> {
-        let meta_map = obj["metadata"].as_object_mut().expect("decoded objects have metadata");
-        let mut name = meta_map.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-        if name.is_empty() {
-            if let Some(prefix) = meta_map.get("generateName").and_then(Value::as_str).filter(|p| !p.is_empty()) {
-                name = format!("{prefix}{}", meta::name_suffix());
-                meta_map.insert("name".into(), json!(name));
-            }
+        let meta_map = obj["metadata"]
+            .as_object_mut()
+            .expect("decoded objects have metadata");
+        let mut name = meta_map
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if name.is_empty()
+            && let Some(prefix) = meta_map
+                .get("generateName")
+                .and_then(Value::as_str)
+                .filter(|p| !p.is_empty())
+        {
+            name = format!("{prefix}{}", meta::name_suffix());
+            meta_map.insert("name".into(), json!(name));
         }
-        for k in ["uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generation", "selfLink"] {
+        for k in [
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "generation",
+            "selfLink",
+        ] {
             meta_map.shift_remove(k);
         }
         self.check_namespace_open(store, &name)?;
@@ -280,7 +317,10 @@ impl<'a> Call<'a> {
             obj["metadata"]["generation"] = json!(1);
         }
         if let Recording::Update(sub) = recording {
-            let info = WriteInfo { subresource: sub, ..*info };
+            let info = WriteInfo {
+                subresource: sub,
+                ..*info
+            };
             semantics::record_update(None, &mut obj, &info);
         }
         meta::canonicalize(&mut obj);
@@ -322,7 +362,10 @@ impl<'a> Call<'a> {
             .get(&self.rt.key(), &self.namespace, self.name())
             .cloned()
             .ok_or_else(|| status::not_found(self.target()))?;
-        match obj["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty()) {
+        match obj["metadata"]["resourceVersion"]
+            .as_str()
+            .filter(|rv| !rv.is_empty())
+        {
             Some(rv) if Some(rv) != old["metadata"]["resourceVersion"].as_str() => {
                 return Err(status::conflict(self.target()));
             }
@@ -351,7 +394,16 @@ impl<'a> Call<'a> {
         let old_meta = old["metadata"].as_object().cloned().unwrap_or_default();
         {
             let m = new["metadata"].as_object_mut().expect("objects have metadata");
-            for k in ["name", "namespace", "uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion"] {
+            for k in [
+                "name",
+                "namespace",
+                "uid",
+                "creationTimestamp",
+                "generation",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "resourceVersion",
+            ] {
                 match old_meta.get(k) {
                     Some(v) => m.insert(k.into(), v.clone()),
                     None => m.shift_remove(k),
@@ -376,7 +428,10 @@ impl<'a> Call<'a> {
             new["metadata"]["generation"] = json!(g + 1);
         }
         if let Recording::Update(sub) = recording {
-            let info = WriteInfo { subresource: sub, ..*info };
+            let info = WriteInfo {
+                subresource: sub,
+                ..*info
+            };
             semantics::record_update(Some(old), &mut new, &info);
         }
         meta::canonicalize(&mut new);
@@ -410,7 +465,7 @@ impl<'a> Call<'a> {
                 return Err(status::not_found(self.target()));
             }
             let config = parse_yaml_body(self.ctx)?;
-            let mut obj = semantics::apply(None, &config, &info, force)?;
+            let (mut obj, _) = semantics::apply(None, &config, &info, force)?;
             obj = kinds::from_version(&self.rt, &self.version, &obj);
             self.check_body_namespace(&mut obj)?;
             obj["metadata"]["name"] = json!(self.name());
@@ -424,15 +479,24 @@ impl<'a> Call<'a> {
         let view = kinds::to_version(&self.rt, &self.version, &old);
         let (patched, recording) = if apply {
             let config = parse_yaml_body(self.ctx)?;
-            (semantics::apply(Some(&view), &config, &info, force)?, Recording::Applied)
+            let (applied, changed) = semantics::apply(Some(&view), &config, &info, force)?;
+            if !changed {
+                return Ok(Reply::json(200, self.present(&old)));
+            }
+            (applied, Recording::Applied)
         } else {
-            (apply_patch(self.ctx, self.rt.kind, &view)?, Recording::Update(None))
+            (
+                apply_patch(self.ctx, self.rt.kind, &view)?,
+                Recording::Update(None),
+            )
         };
         let patched = kinds::from_version(&self.rt, &self.version, &patched);
-        if let Some(rv) = patched["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty()) {
-            if Some(rv) != old["metadata"]["resourceVersion"].as_str() {
-                return Err(status::conflict(self.target()));
-            }
+        if let Some(rv) = patched["metadata"]["resourceVersion"]
+            .as_str()
+            .filter(|rv| !rv.is_empty())
+            && Some(rv) != old["metadata"]["resourceVersion"].as_str()
+        {
+            return Err(status::conflict(self.target()));
         }
         let stored = self.commit_update(&mut store, &old, patched, &info, recording, dry)?;
         drop(store);
@@ -468,12 +532,18 @@ impl<'a> Call<'a> {
             d.insert("kind".into(), json!(self.rt.kind));
             Value::Object(d)
         };
-        let prefix = format!("Operation cannot be fulfilled on {} \"{}\"", self.rt.kind, self.name());
+        let prefix = format!(
+            "Operation cannot be fulfilled on {} \"{}\"",
+            self.rt.kind,
+            self.name()
+        );
         if let Some(uid) = &opts.uid {
             let actual = old["metadata"]["uid"].as_str().unwrap_or("");
             if uid != actual {
                 return Err(status::conflict_with(
-                    &format!("{prefix}: the UID in the precondition ({uid}) does not match the UID in record ({actual}). The object might have been deleted and then recreated"),
+                    &format!(
+                        "{prefix}: the UID in the precondition ({uid}) does not match the UID in record ({actual}). The object might have been deleted and then recreated"
+                    ),
                     details(),
                 ));
             }
@@ -482,7 +552,9 @@ impl<'a> Call<'a> {
             let actual = old["metadata"]["resourceVersion"].as_str().unwrap_or("");
             if rv != actual {
                 return Err(status::conflict_with(
-                    &format!("{prefix}: the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({actual}). The object might have been modified"),
+                    &format!(
+                        "{prefix}: the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({actual}). The object might have been modified"
+                    ),
                     details(),
                 ));
             }
@@ -510,7 +582,10 @@ impl<'a> Call<'a> {
             controllers::schedule_namespace_cleanup(self.st, &name);
             return Ok(self.present(&stored));
         }
-        let finalizers: Vec<Value> = old["metadata"]["finalizers"].as_array().cloned().unwrap_or_default();
+        let finalizers: Vec<Value> = old["metadata"]["finalizers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         let foreground = opts.propagation.as_deref() == Some("Foreground");
         if old["metadata"].get("deletionTimestamp").is_some() {
             return Ok(self.present(&old));
@@ -539,7 +614,11 @@ impl<'a> Call<'a> {
             return Ok(self.present(&stored));
         }
         let uid = old["metadata"]["uid"].as_str().unwrap_or("").to_string();
-        let gone = if opts.dry_run { old } else { store.remove(&key, &ns, &name).unwrap_or(old) };
+        let gone = if opts.dry_run {
+            old
+        } else {
+            store.remove(&key, &ns, &name).unwrap_or(old)
+        };
         Ok(match self.rt.delete_answer {
             DeleteAnswer::Status => status::delete_success(self.rt.target(Some(&name)), &uid),
             DeleteAnswer::Object => self.present(&gone),
@@ -551,8 +630,11 @@ impl<'a> Call<'a> {
         let selectors = self.selectors()?;
         let mut store = self.st.store();
         let rv = store.current_rv();
-        let victims: Vec<Value> =
-            store.list(&self.rt.key(), self.list_namespace()).filter(|o| selectors.matches(o)).cloned().collect();
+        let victims: Vec<Value> = store
+            .list(&self.rt.key(), self.list_namespace())
+            .filter(|o| selectors.matches(o))
+            .cloned()
+            .collect();
         let mut items = Vec::new();
         for obj in victims {
             let mut item = self.present(&obj);
@@ -604,16 +686,22 @@ impl DeleteOptions {
         let body: Value = if ctx.body.iter().all(u8::is_ascii_whitespace) {
             json!({})
         } else {
-            serde_json::from_slice(&ctx.body).map_err(|e| status::bad_request(&format!("invalid DeleteOptions: {e}")))?
+            serde_json::from_slice(&ctx.body)
+                .map_err(|e| status::bad_request(&format!("invalid DeleteOptions: {e}")))?
         };
-        let dry = body["dryRun"].as_array().and_then(|a| a.first()).and_then(Value::as_str);
+        let dry = body["dryRun"]
+            .as_array()
+            .and_then(|a| a.first())
+            .and_then(Value::as_str);
         Ok(Self {
             propagation: body["propagationPolicy"]
                 .as_str()
                 .or(ctx.query.get("propagationPolicy"))
                 .map(str::to_string),
             uid: body["preconditions"]["uid"].as_str().map(str::to_string),
-            resource_version: body["preconditions"]["resourceVersion"].as_str().map(str::to_string),
+            resource_version: body["preconditions"]["resourceVersion"]
+                .as_str()
+                .map(str::to_string),
             dry_run: dry_run_value(dry.or(ctx.query.get("dryRun")), "DeleteOptions")?,
         })
     }
@@ -638,9 +726,15 @@ fn same_ignoring_times(old: &Value, new: &Value) -> bool {
 /// Parses the body as JSON (or YAML when the Content-Type says so).
 pub fn parse_body(ctx: &Ctx, kind: &str) -> Result<Value, ApiError> {
     let ct = ctx.content_type();
+    if ct == "application/vnd.kubernetes.protobuf" {
+        return crate::protobuf::decode(&ctx.body).map_err(|e| status::bad_request(&e.to_string()));
+    }
     if ct == "application/yaml" {
-        return serde_yaml::from_slice(&ctx.body)
-            .map_err(|e| status::bad_request(&format!("the object provided is unrecognized (must be of type {kind}): {e}")));
+        return serde_yaml::from_slice(&ctx.body).map_err(|e| {
+            status::bad_request(&format!(
+                "the object provided is unrecognized (must be of type {kind}): {e}"
+            ))
+        });
     }
     serde_json::from_slice(&ctx.body).map_err(|e| {
         let text = String::from_utf8_lossy(&ctx.body);
@@ -658,7 +752,9 @@ pub fn parse_yaml_body(ctx: &Ctx) -> Result<Value, ApiError> {
     let value: Value = serde_yaml::from_slice(&ctx.body)
         .map_err(|e| status::bad_request(&format!("error decoding YAML: {e}")))?;
     if !value.is_object() {
-        return Err(status::bad_request("error decoding YAML: the apply configuration must be an object"));
+        return Err(status::bad_request(
+            "error decoding YAML: the apply configuration must be an object",
+        ));
     }
     Ok(value)
 }
@@ -706,12 +802,21 @@ pub struct ContinueToken {
 impl ContinueToken {
     pub fn encode(&self) -> String {
         let slash = if self.continued { "/" } else { "" };
-        let text = json!({"v": "meta.k8s.io/v1", "rv": self.rv, "start": format!("{slash}{}\u{0}", self.start)}).to_string();
+        let text =
+            json!({"v": "meta.k8s.io/v1", "rv": self.rv, "start": format!("{slash}{}\u{0}", self.start)})
+                .to_string();
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
     }
 
     pub fn decode(token: &str) -> Result<Self, ApiError> {
-        let bad = || status::failure(410, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.", None);
+        let bad = || {
+            status::failure(
+                410,
+                "Expired",
+                "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+                None,
+            )
+        };
         let trimmed = token.trim_end_matches('=');
         let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(trimmed)
@@ -719,8 +824,15 @@ impl ContinueToken {
             .map_err(|_| bad())?;
         let v: Value = serde_json::from_slice(&bytes).map_err(|_| bad())?;
         let start = v["start"].as_str().ok_or_else(bad)?;
-        let start = start.trim_start_matches('/').trim_end_matches('\u{0}').to_string();
-        Ok(Self { rv: v["rv"].as_u64().ok_or_else(bad)?, start, continued: true })
+        let start = start
+            .trim_start_matches('/')
+            .trim_end_matches('\u{0}')
+            .to_string();
+        Ok(Self {
+            rv: v["rv"].as_u64().ok_or_else(bad)?,
+            start,
+            continued: true,
+        })
     }
 
     /// The (namespace, name) key after which the page starts.

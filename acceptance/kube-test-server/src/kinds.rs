@@ -28,7 +28,10 @@ pub fn has_generation(kind: &str) -> bool {
 
 /// Kinds with a status subresource: writes to the main resource keep the stored status.
 pub fn has_status(kind: &str) -> bool {
-    matches!(kind, "Deployment" | "HorizontalPodAutoscaler" | "Service" | "Namespace")
+    matches!(
+        kind,
+        "Deployment" | "HorizontalPodAutoscaler" | "Service" | "Namespace"
+    )
 }
 
 /// Go package name of the internal type, for conversion error messages.
@@ -57,10 +60,10 @@ pub fn prepare_create(rt: &ResourceType, obj: &mut Value) {
         "Deployment" => obj["status"] = json!({}),
         "HorizontalPodAutoscaler" => obj["status"] = json!({"desiredReplicas": 0, "currentMetrics": null}),
         "Service" => {
-            if let Some(ip) = obj["spec"]["clusterIP"].as_str().filter(|ip| !ip.is_empty()) {
-                if obj["spec"].get("clusterIPs").is_none() {
-                    obj["spec"]["clusterIPs"] = json!([ip]);
-                }
+            if let Some(ip) = obj["spec"]["clusterIP"].as_str().filter(|ip| !ip.is_empty())
+                && obj["spec"].get("clusterIPs").is_none()
+            {
+                obj["spec"]["clusterIPs"] = json!([ip]);
             }
             obj["status"] = json!({"loadBalancer": {}});
         }
@@ -71,7 +74,10 @@ pub fn prepare_create(rt: &ResourceType, obj: &mut Value) {
 /// Whether a Service still needs a cluster IP allocated.
 pub fn needs_cluster_ip(obj: &Value) -> bool {
     let spec = &obj["spec"];
-    let kind_ok = matches!(spec["type"].as_str(), None | Some("ClusterIP" | "NodePort" | "LoadBalancer"));
+    let kind_ok = matches!(
+        spec["type"].as_str(),
+        None | Some("ClusterIP" | "NodePort" | "LoadBalancer")
+    );
     kind_ok && spec["clusterIP"].as_str().is_none_or(str::is_empty)
 }
 
@@ -108,7 +114,11 @@ pub fn prepare_update(rt: &ResourceType, old: &Value, new: &mut Value) {
             }
             if spec.get("clusterIPs").is_none() || spec["clusterIPs"].as_array().is_some_and(Vec::is_empty) {
                 let ip = spec["clusterIP"].clone();
-                spec["clusterIPs"] = if ip == old["spec"]["clusterIP"] { old["spec"]["clusterIPs"].clone() } else { json!([ip]) };
+                spec["clusterIPs"] = if ip == old["spec"]["clusterIP"] {
+                    old["spec"]["clusterIPs"].clone()
+                } else {
+                    json!([ip])
+                };
             }
         }
         _ => {}
@@ -118,7 +128,9 @@ pub fn prepare_update(rt: &ResourceType, old: &Value, new: &mut Value) {
 /// Merges Secret `stringData` into `data` (base64) and drops it, as the apiserver does.
 fn fold_string_data(obj: &mut Value) {
     let Some(map) = obj.as_object_mut() else { return };
-    let Some(Value::Object(string_data)) = map.shift_remove("stringData") else { return };
+    let Some(Value::Object(string_data)) = map.shift_remove("stringData") else {
+        return;
+    };
     let data = map.entry("data").or_insert_with(|| Value::Object(Map::new()));
     if !data.is_object() {
         *data = Value::Object(Map::new());
@@ -162,8 +174,14 @@ pub fn to_version(rt: &ResourceType, version: &str, obj: &Value) -> Value {
     out["spec"] = Value::Object(v1spec);
     let status = &obj["status"];
     let mut v1status = Map::new();
-    v1status.insert("currentReplicas".into(), status.get("currentReplicas").cloned().unwrap_or(json!(0)));
-    v1status.insert("desiredReplicas".into(), status.get("desiredReplicas").cloned().unwrap_or(json!(0)));
+    v1status.insert(
+        "currentReplicas".into(),
+        status.get("currentReplicas").cloned().unwrap_or(json!(0)),
+    );
+    v1status.insert(
+        "desiredReplicas".into(),
+        status.get("desiredReplicas").cloned().unwrap_or(json!(0)),
+    );
     out["status"] = Value::Object(v1status);
     out
 }

@@ -24,6 +24,8 @@ pub mod handlers;
 pub mod kinds;
 pub mod kubeconfig;
 pub mod meta;
+pub mod openapi;
+pub mod protobuf;
 pub mod request;
 pub mod resources;
 pub mod reviews;

@@ -46,7 +46,11 @@ fn parse_args() -> Result<Args, CliError> {
             "--user" => {
                 let v = value()?;
                 let (name, groups) = v.split_once(':').unwrap_or((&v, ""));
-                let groups = groups.split(',').filter(|g| !g.is_empty()).map(String::from).collect();
+                let groups = groups
+                    .split(',')
+                    .filter(|g| !g.is_empty())
+                    .map(String::from)
+                    .collect();
                 options.users.push((name.to_string(), groups));
             }
             "--rollout" => {
@@ -70,9 +74,13 @@ fn run() -> Result<(), CliError> {
         server.write_kubeconfig(path, "admin")?;
     }
     println!("{}", server.url());
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(CliError::Signal)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Signal)?;
     runtime.block_on(async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(CliError::Signal)?;
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .map_err(CliError::Signal)?;
         tokio::select! {
             r = tokio::signal::ctrl_c() => r.map_err(CliError::Signal),
             _ = term.recv() => Ok(()),

@@ -45,7 +45,9 @@ impl PatchError {
 
 /// RFC 7386: objects merge recursively, `null` deletes, anything else replaces.
 pub fn merge_patch(target: &Value, patch: &Value) -> Value {
-    let Value::Object(patch_map) = patch else { return patch.clone() };
+    let Value::Object(patch_map) = patch else {
+        return patch.clone();
+    };
     let mut result = match target {
         Value::Object(m) => m.clone(),
         _ => Map::new(),
@@ -91,7 +93,9 @@ pub fn json_patch(target: &Value, ops: &Value) -> Result<Value, PatchError> {
             }
             "test" => {
                 if get(&doc, path)? != &value_field(op)? {
-                    return Err(PatchError::Rejected(format!("testing value {path} failed: test failed")));
+                    return Err(PatchError::Rejected(format!(
+                        "testing value {path} failed: test failed"
+                    )));
                 }
             }
             other => return Err(PatchError::Malformed(format!("Unexpected kind: {other}"))),
@@ -107,7 +111,9 @@ fn str_field<'a>(op: &'a Value, name: &str) -> Result<&'a str, PatchError> {
 }
 
 fn value_field(op: &Value) -> Result<Value, PatchError> {
-    op.get("value").cloned().ok_or_else(|| PatchError::Malformed("operation missing \"value\" field".into()))
+    op.get("value")
+        .cloned()
+        .ok_or_else(|| PatchError::Malformed("operation missing \"value\" field".into()))
 }
 
 /// Splits a JSON pointer into unescaped tokens.
@@ -118,7 +124,10 @@ fn tokens(pointer: &str) -> Result<Vec<String>, PatchError> {
     let rest = pointer
         .strip_prefix('/')
         .ok_or_else(|| PatchError::Rejected(format!("invalid JSON pointer {pointer:?}")))?;
-    Ok(rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect())
+    Ok(rest
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect())
 }
 
 fn missing(pointer: &str) -> PatchError {
@@ -141,7 +150,9 @@ fn get<'a>(doc: &'a Value, pointer: &str) -> Result<&'a Value, PatchError> {
 /// The container addressed by all but the last token, plus that last token.
 fn parent<'a>(doc: &'a mut Value, pointer: &str) -> Result<(&'a mut Value, String), PatchError> {
     let mut toks = tokens(pointer)?;
-    let last = toks.pop().ok_or_else(|| PatchError::Rejected("cannot address the document root".into()))?;
+    let last = toks
+        .pop()
+        .ok_or_else(|| PatchError::Rejected("cannot address the document root".into()))?;
     let mut current = doc;
     for t in toks {
         current = match current {
@@ -166,9 +177,15 @@ fn add(doc: &mut Value, pointer: &str, value: Value) -> Result<(), PatchError> {
             Ok(())
         }
         Value::Array(a) => {
-            let index = if last == "-" { a.len() } else { last.parse::<usize>().map_err(|_| missing(pointer))? };
+            let index = if last == "-" {
+                a.len()
+            } else {
+                last.parse::<usize>().map_err(|_| missing(pointer))?
+            };
             if index > a.len() {
-                return Err(PatchError::Rejected(format!("add operation index out of bounds: {index}")));
+                return Err(PatchError::Rejected(format!(
+                    "add operation index out of bounds: {index}"
+                )));
             }
             a.insert(index, value);
             Ok(())
@@ -182,7 +199,11 @@ fn remove(doc: &mut Value, pointer: &str) -> Result<Value, PatchError> {
     match container {
         Value::Object(m) => m.remove(&last).ok_or_else(|| missing(pointer)),
         Value::Array(a) => {
-            let index = last.parse::<usize>().ok().filter(|i| *i < a.len()).ok_or_else(|| missing(pointer))?;
+            let index = last
+                .parse::<usize>()
+                .ok()
+                .filter(|i| *i < a.len())
+                .ok_or_else(|| missing(pointer))?;
             Ok(a.remove(index))
         }
         _ => Err(missing(pointer)),
@@ -208,19 +229,29 @@ fn list_strategy(kind: &str, path: &[String]) -> ListStrategy {
         ["metadata", "ownerReferences"] => ListStrategy::MergeKey("uid"),
         ["spec", "ports"] if kind == "Service" => ListStrategy::MergeKey("port"),
         ["secrets"] if kind == "ServiceAccount" => ListStrategy::MergeKey("name"),
-        [.., "containers" | "initContainers" | "ephemeralContainers", "ports"] => {
-            ListStrategy::MergeKey("containerPort")
-        }
-        [.., "containers" | "initContainers" | "ephemeralContainers", "env"] => ListStrategy::MergeKey("name"),
-        [.., "containers" | "initContainers" | "ephemeralContainers", "volumeMounts"] => {
-            ListStrategy::MergeKey("mountPath")
-        }
-        [.., "containers" | "initContainers" | "ephemeralContainers", "volumeDevices"] => {
-            ListStrategy::MergeKey("devicePath")
-        }
-        [.., "spec", "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "imagePullSecrets"] => {
+        [
+            ..,
+            "containers" | "initContainers" | "ephemeralContainers",
+            "ports",
+        ] => ListStrategy::MergeKey("containerPort"),
+        [.., "containers" | "initContainers" | "ephemeralContainers", "env"] => {
             ListStrategy::MergeKey("name")
         }
+        [
+            ..,
+            "containers" | "initContainers" | "ephemeralContainers",
+            "volumeMounts",
+        ] => ListStrategy::MergeKey("mountPath"),
+        [
+            ..,
+            "containers" | "initContainers" | "ephemeralContainers",
+            "volumeDevices",
+        ] => ListStrategy::MergeKey("devicePath"),
+        [
+            ..,
+            "spec",
+            "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "imagePullSecrets",
+        ] => ListStrategy::MergeKey("name"),
         [.., "spec", "hostAliases"] => ListStrategy::MergeKey("ip"),
         [.., "spec", "topologySpreadConstraints"] => ListStrategy::MergeKey("topologyKey"),
         ["status", "conditions"] => ListStrategy::MergeKey("type"),
@@ -238,8 +269,13 @@ pub fn strategic_merge_patch(target: &Value, patch: &Value, kind: &str) -> Resul
         ));
     }
     let mut path = Vec::new();
-    Ok(merge_map(target.as_object(), patch.as_object().expect("checked"), kind, &mut path)?
-        .map_or(Value::Object(Map::new()), Value::Object))
+    Ok(merge_map(
+        target.as_object(),
+        patch.as_object().expect("checked"),
+        kind,
+        &mut path,
+    )?
+    .map_or(Value::Object(Map::new()), Value::Object))
 }
 
 /// Merges a patch map into an original map; None means the map is deleted (`$patch: delete`).
@@ -276,7 +312,8 @@ fn merge_map(
             Value::Null => {
                 result.remove(&key);
             }
-            Value::Object(p) => match merge_map(result.get(&key).and_then(Value::as_object), &p, kind, path)? {
+            Value::Object(p) => match merge_map(result.get(&key).and_then(Value::as_object), &p, kind, path)?
+            {
                 Some(m) => {
                     result.insert(key.clone(), Value::Object(m));
                 }
@@ -307,8 +344,15 @@ fn merge_list(
     path: &mut Vec<String>,
 ) -> Result<Vec<Value>, PatchError> {
     let original = original.cloned().unwrap_or_default();
-    if patch.iter().any(|p| p.get("$patch").and_then(Value::as_str) == Some("replace")) {
-        return Ok(patch.iter().filter(|p| p.get("$patch").is_none()).cloned().collect());
+    if patch
+        .iter()
+        .any(|p| p.get("$patch").and_then(Value::as_str) == Some("replace"))
+    {
+        return Ok(patch
+            .iter()
+            .filter(|p| p.get("$patch").is_none())
+            .cloned()
+            .collect());
     }
     match list_strategy(kind, path) {
         ListStrategy::Replace => Ok(patch.to_vec()),
@@ -328,7 +372,9 @@ fn merge_list(
             let mut deleted: Vec<&Value> = Vec::new();
             for p in patch {
                 let Some(item) = p.as_object() else {
-                    return Err(PatchError::Malformed(format!("cannot merge list items without merge key {key}")));
+                    return Err(PatchError::Malformed(format!(
+                        "cannot merge list items without merge key {key}"
+                    )));
                 };
                 if item.get("$patch").and_then(Value::as_str) == Some("delete") {
                     deleted.push(p);
@@ -360,7 +406,10 @@ fn interleave(
 ) -> Vec<Value> {
     let index = |v: &Value| live.iter().position(|l| same(l, v));
     let mut out = Vec::with_capacity(server_only.len() + patch_items.len());
-    let (mut left, mut right) = (server_only.into_iter().peekable(), patch_items.into_iter().peekable());
+    let (mut left, mut right) = (
+        server_only.into_iter().peekable(),
+        patch_items.into_iter().peekable(),
+    );
     loop {
         let take_left = match (left.peek(), right.peek()) {
             (Some(l), Some(r)) => matches!((index(l), index(r)), (Some(li), Some(ri)) if li < ri),
@@ -383,7 +432,13 @@ mod tests {
     fn same_content(actual: &Value, expected: &Value) {
         let strip = |v: &Value| {
             let mut v = v.clone();
-            for key in ["resourceVersion", "managedFields", "uid", "creationTimestamp", "namespace"] {
+            for key in [
+                "resourceVersion",
+                "managedFields",
+                "uid",
+                "creationTimestamp",
+                "namespace",
+            ] {
                 v["metadata"].as_object_mut().unwrap().remove(key);
             }
             v
@@ -403,7 +458,8 @@ mod tests {
         let failed = json_patch(&patched, &step("03-configmap.json", 10)["body"]).unwrap_err();
         assert_eq!(failed.status_code(), 422);
         assert_eq!(failed.status(), step("03-configmap.json", 10)["response"]["body"]);
-        let strategic = strategic_merge_patch(&patched, &step("03-configmap.json", 11)["body"], "ConfigMap").unwrap();
+        let strategic =
+            strategic_merge_patch(&patched, &step("03-configmap.json", 11)["body"], "ConfigMap").unwrap();
         same_content(&strategic, &step("03-configmap.json", 11)["response"]["body"]);
     }
 
@@ -413,7 +469,8 @@ mod tests {
         let mut merged = merge_patch(&created, &step("07-service.json", 3)["body"]);
         crate::defaults::apply_defaults("Service", &mut merged);
         same_content(&merged, &step("07-service.json", 3)["response"]["body"]);
-        let mut strategic = strategic_merge_patch(&merged, &step("07-service.json", 4)["body"], "Service").unwrap();
+        let mut strategic =
+            strategic_merge_patch(&merged, &step("07-service.json", 4)["body"], "Service").unwrap();
         crate::defaults::apply_defaults("Service", &mut strategic);
         same_content(&strategic, &step("07-service.json", 4)["response"]["body"]);
     }
@@ -421,7 +478,8 @@ mod tests {
     #[test]
     fn secret_string_data_patch() {
         let created = step("06-secret.json", 1)["response"]["body"].clone();
-        let mut patched = strategic_merge_patch(&created, &step("06-secret.json", 3)["body"], "Secret").unwrap();
+        let mut patched =
+            strategic_merge_patch(&created, &step("06-secret.json", 3)["body"], "Secret").unwrap();
         crate::defaults::apply_defaults("Secret", &mut patched);
         same_content(&patched, &step("06-secret.json", 3)["response"]["body"]);
     }
@@ -445,34 +503,67 @@ mod tests {
         });
         let out = strategic_merge_patch(&pod, &patch, "Pod").unwrap();
         assert_eq!(out["metadata"]["finalizers"], json!(["c", "b"]));
-        assert_eq!(out["spec"]["containers"], json!([
-            {"name": "web", "image": "nginx", "env": [{"name": "B", "value": "2"}, {"name": "A", "value": "1"}], "args": ["y"]}
-        ]));
+        assert_eq!(
+            out["spec"]["containers"],
+            json!([
+                {"name": "web", "image": "nginx", "env": [{"name": "B", "value": "2"}, {"name": "A", "value": "1"}], "args": ["y"]}
+            ])
+        );
         assert_eq!(out["spec"]["tolerations"], json!([{"key": "other"}]));
-        let replaced = strategic_merge_patch(&pod, &json!({"spec": {"$patch": "replace", "x": 1}}), "Pod").unwrap();
+        let replaced =
+            strategic_merge_patch(&pod, &json!({"spec": {"$patch": "replace", "x": 1}}), "Pod").unwrap();
         assert_eq!(replaced["spec"], json!({"x": 1}));
-        let retained = strategic_merge_patch(&json!({"s": {"a": 1, "b": 2}}), &json!({"s": {"$retainKeys": ["a", "c"], "c": 3}}), "X").unwrap();
+        let retained = strategic_merge_patch(
+            &json!({"s": {"a": 1, "b": 2}}),
+            &json!({"s": {"$retainKeys": ["a", "c"], "c": 3}}),
+            "X",
+        )
+        .unwrap();
         assert_eq!(retained["s"], json!({"a": 1, "c": 3}));
-        assert_eq!(strategic_merge_patch(&pod, &json!([]), "Pod").unwrap_err().status_code(), 400);
+        assert_eq!(
+            strategic_merge_patch(&pod, &json!([]), "Pod")
+                .unwrap_err()
+                .status_code(),
+            400
+        );
     }
 
     #[test]
     fn json_patch_operations() {
         let doc = json!({"a": {"b": [1, 2]}, "c": "x"});
-        let out = json_patch(&doc, &json!([
-            {"op": "add", "path": "/a/b/-", "value": 3},
-            {"op": "add", "path": "/a/b/0", "value": 0},
-            {"op": "move", "from": "/c", "path": "/d"},
-            {"op": "copy", "from": "/d", "path": "/e~1f"},
-            {"op": "test", "path": "/a/b/3", "value": 3},
-            {"op": "replace", "path": "/a/b/1", "value": 9},
-            {"op": "remove", "path": "/a/b/2"}
-        ]))
+        let out = json_patch(
+            &doc,
+            &json!([
+                {"op": "add", "path": "/a/b/-", "value": 3},
+                {"op": "add", "path": "/a/b/0", "value": 0},
+                {"op": "move", "from": "/c", "path": "/d"},
+                {"op": "copy", "from": "/d", "path": "/e~1f"},
+                {"op": "test", "path": "/a/b/3", "value": 3},
+                {"op": "replace", "path": "/a/b/1", "value": 9},
+                {"op": "remove", "path": "/a/b/2"}
+            ]),
+        )
         .unwrap();
         assert_eq!(out, json!({"a": {"b": [0, 9, 3]}, "d": "x", "e/f": "x"}));
-        assert_eq!(json_patch(&doc, &json!([{"op": "remove", "path": "/zz"}])).unwrap_err().status_code(), 422);
-        assert_eq!(json_patch(&doc, &json!([{"op": "nope", "path": "/a"}])).unwrap_err().status_code(), 400);
+        assert_eq!(
+            json_patch(&doc, &json!([{"op": "remove", "path": "/zz"}]))
+                .unwrap_err()
+                .status_code(),
+            422
+        );
+        assert_eq!(
+            json_patch(&doc, &json!([{"op": "nope", "path": "/a"}]))
+                .unwrap_err()
+                .status_code(),
+            400
+        );
         assert_eq!(json_patch(&doc, &json!({})).unwrap_err().status_code(), 400);
-        assert_eq!(merge_patch(&json!({"a": {"b": 1, "c": 2}}), &json!({"a": {"b": null}, "d": [1]})), json!({"a": {"c": 2}, "d": [1]}));
+        assert_eq!(
+            merge_patch(
+                &json!({"a": {"b": 1, "c": 2}}),
+                &json!({"a": {"b": null}, "d": [1]})
+            ),
+            json!({"a": {"c": 2}, "d": [1]})
+        );
     }
 }

@@ -34,15 +34,13 @@ pub fn decode(s: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    Err(_) => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                Ok(b) => {
+                    out.push(b);
+                    i += 2;
                 }
-            }
+                Err(_) => out.push(b'%'),
+            },
             b => out.push(b),
         }
         i += 1;
@@ -79,7 +77,11 @@ pub enum Route {
 
 impl Route {
     pub fn parse(path: &str) -> Route {
-        let parts: Vec<&str> = path.trim_matches('/').split('/').filter(|p| !p.is_empty()).collect();
+        let parts: Vec<&str> = path
+            .trim_matches('/')
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
         let (group, version, rest) = match parts.as_slice() {
             ["api"] => return Route::CoreVersions,
             ["apis"] => return Route::Groups,
@@ -90,7 +92,11 @@ impl Route {
             ["apis", g, v, rest @ ..] => (*g, *v, rest),
             _ => return Route::NonResource(path.to_string()),
         };
-        let mut rp = ResourcePath { group: group.into(), version: version.into(), ..Default::default() };
+        let mut rp = ResourcePath {
+            group: group.into(),
+            version: version.into(),
+            ..Default::default()
+        };
         let mut rest = rest.to_vec();
         if rest[0] == "namespaces" && rest.len() > 1 {
             rp.namespace = Some(rest[1].to_string());

@@ -44,7 +44,11 @@ impl ResourceType {
     }
 
     pub fn target<'a>(&'a self, name: Option<&'a str>) -> crate::status::Target<'a> {
-        crate::status::Target { group: self.group, resource: self.resource, name }
+        crate::status::Target {
+            group: self.group,
+            resource: self.resource,
+            name,
+        }
     }
 }
 
@@ -56,7 +60,14 @@ const fn rt(
     namespaced: bool,
     delete_answer: DeleteAnswer,
 ) -> ResourceType {
-    ResourceType { group, versions, resource, kind, namespaced, delete_answer }
+    ResourceType {
+        group,
+        versions,
+        resource,
+        kind,
+        namespaced,
+        delete_answer,
+    }
 }
 
 use DeleteAnswer::{Object, Status};
@@ -67,17 +78,54 @@ pub const SECRETS: ResourceType = rt("", &["v1"], "secrets", "Secret", true, Sta
 pub const SERVICES: ResourceType = rt("", &["v1"], "services", "Service", true, Object);
 pub const SERVICEACCOUNTS: ResourceType = rt("", &["v1"], "serviceaccounts", "ServiceAccount", true, Object);
 pub const DEPLOYMENTS: ResourceType = rt("apps", &["v1"], "deployments", "Deployment", true, Status);
-pub const HPAS: ResourceType =
-    rt("autoscaling", &["v2", "v1"], "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, Status);
-pub const NETWORKPOLICIES: ResourceType =
-    rt("networking.k8s.io", &["v1"], "networkpolicies", "NetworkPolicy", true, Status);
-pub const ROLES: ResourceType = rt("rbac.authorization.k8s.io", &["v1"], "roles", "Role", true, Status);
-pub const ROLEBINDINGS: ResourceType =
-    rt("rbac.authorization.k8s.io", &["v1"], "rolebindings", "RoleBinding", true, Status);
-pub const CLUSTERROLES: ResourceType =
-    rt("rbac.authorization.k8s.io", &["v1"], "clusterroles", "ClusterRole", false, Status);
-pub const CLUSTERROLEBINDINGS: ResourceType =
-    rt("rbac.authorization.k8s.io", &["v1"], "clusterrolebindings", "ClusterRoleBinding", false, Status);
+pub const HPAS: ResourceType = rt(
+    "autoscaling",
+    &["v2", "v1"],
+    "horizontalpodautoscalers",
+    "HorizontalPodAutoscaler",
+    true,
+    Status,
+);
+pub const NETWORKPOLICIES: ResourceType = rt(
+    "networking.k8s.io",
+    &["v1"],
+    "networkpolicies",
+    "NetworkPolicy",
+    true,
+    Status,
+);
+pub const ROLES: ResourceType = rt(
+    "rbac.authorization.k8s.io",
+    &["v1"],
+    "roles",
+    "Role",
+    true,
+    Status,
+);
+pub const ROLEBINDINGS: ResourceType = rt(
+    "rbac.authorization.k8s.io",
+    &["v1"],
+    "rolebindings",
+    "RoleBinding",
+    true,
+    Status,
+);
+pub const CLUSTERROLES: ResourceType = rt(
+    "rbac.authorization.k8s.io",
+    &["v1"],
+    "clusterroles",
+    "ClusterRole",
+    false,
+    Status,
+);
+pub const CLUSTERROLEBINDINGS: ResourceType = rt(
+    "rbac.authorization.k8s.io",
+    &["v1"],
+    "clusterrolebindings",
+    "ClusterRoleBinding",
+    false,
+    Status,
+);
 pub const LEASES: ResourceType = rt("coordination.k8s.io", &["v1"], "leases", "Lease", true, Status);
 
 /// Every stored type.

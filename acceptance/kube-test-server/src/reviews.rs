@@ -5,23 +5,34 @@ use http::Method;
 use serde_json::{Value, json};
 
 use crate::api::{Ctx, Reply};
+use crate::auth::UserInfo;
 use crate::handlers;
 use crate::meta;
+use crate::rbac::{self, Attributes, Policy};
 use crate::request::ResourcePath;
 use crate::resources;
-use crate::semantics::{self, Attributes, Policy, WriteInfo};
+use crate::semantics::{self, WriteInfo};
 use crate::state::Shared;
 use crate::status::{self, ApiError};
 
-/// The RBAC objects currently stored.
-pub fn policy(st: &Shared) -> Policy {
+/// Runs `f` over the RBAC objects currently stored (holding the store lock).
+pub fn with_policy<R>(st: &Shared, f: impl FnOnce(&Policy) -> R) -> R {
     let store = st.store();
-    let all = |rt: &resources::ResourceType| store.list(&rt.key(), None).cloned().collect::<Vec<_>>();
-    Policy {
+    let all = |rt: &resources::ResourceType| store.list(&rt.key(), None).collect::<Vec<_>>();
+    let policy = Policy {
         roles: all(&resources::ROLES),
         cluster_roles: all(&resources::CLUSTERROLES),
         role_bindings: all(&resources::ROLEBINDINGS),
         cluster_role_bindings: all(&resources::CLUSTERROLEBINDINGS),
+    };
+    f(&policy)
+}
+
+/// The authorizer's view of an authenticated user.
+pub fn subject(user: &UserInfo) -> rbac::UserInfo {
+    rbac::UserInfo {
+        name: user.name.clone(),
+        groups: user.groups.clone(),
     }
 }
 
@@ -38,35 +49,44 @@ pub fn handle(st: &Shared, ctx: &Ctx, rp: &ResourcePath) -> Result<Option<Reply>
     let body = handlers::parse_body(ctx, kind)?;
     let spec = body.get("spec").cloned().unwrap_or(json!({}));
     let api_version = format!("authorization.k8s.io/{}", rp.version);
-    let policy = policy(st);
+    let user = subject(&ctx.user);
     if kind == "SelfSubjectRulesReview" {
         let namespace = spec["namespace"].as_str().unwrap_or("");
-        let status = semantics::rules_review(&policy, &ctx.user, namespace);
-        let reply = json!({"kind": kind, "apiVersion": api_version, "metadata": {}, "spec": {}, "status": status});
+        let status = with_policy(st, |p| rbac::rules_review(p, &user, namespace));
+        let reply =
+            json!({"kind": kind, "apiVersion": api_version, "metadata": {}, "spec": {}, "status": status});
         return Ok(Some(Reply::json(201, reply)));
     }
     let attrs = match (spec.get("resourceAttributes"), spec.get("nonResourceAttributes")) {
         (Some(r), _) => Attributes {
             verb: str_of(r, "verb"),
-            namespace: str_of(r, "namespace"),
             api_group: str_of(r, "group"),
             resource: str_of(r, "resource"),
-            subresource: str_of(r, "subresource"),
-            name: str_of(r, "name"),
-            path: None,
+            subresource: opt_of(r, "subresource"),
+            namespace: opt_of(r, "namespace"),
+            name: opt_of(r, "name"),
+            non_resource_path: None,
         },
-        (None, Some(n)) => Attributes { verb: str_of(n, "verb"), path: Some(str_of(n, "path")), ..Default::default() },
+        (None, Some(n)) => Attributes {
+            verb: str_of(n, "verb"),
+            non_resource_path: Some(str_of(n, "path")),
+            ..Default::default()
+        },
         (None, None) => Attributes::default(),
     };
-    let decision = semantics::authorize(&policy, &ctx.user, &attrs);
+    let decision = with_policy(st, |p| rbac::decide(p, &user, &attrs));
     let mut review = json!({"kind": kind, "apiVersion": api_version, "metadata": {}, "spec": spec});
     let time = meta::now();
     let manager = ctx.manager();
-    let info = WriteInfo { manager: &manager, api_version: &api_version, subresource: None, time: &time };
+    let info = WriteInfo {
+        manager: &manager,
+        subresource: None,
+        time: &time,
+    };
     semantics::record_update(None, &mut review, &info);
     let mut status = json!({"allowed": decision.allowed});
-    if let Some(reason) = decision.reason {
-        status["reason"] = json!(reason);
+    if !decision.reason.is_empty() {
+        status["reason"] = json!(decision.reason);
     }
     review["status"] = status;
     Ok(Some(Reply::json(201, review)))
@@ -74,4 +94,8 @@ pub fn handle(st: &Shared, ctx: &Ctx, rp: &ResourcePath) -> Result<Option<Reply>
 
 fn str_of(v: &Value, key: &str) -> String {
     v[key].as_str().unwrap_or("").to_string()
+}
+
+fn opt_of(v: &Value, key: &str) -> Option<String> {
+    v[key].as_str().filter(|s| !s.is_empty()).map(str::to_string)
 }

@@ -59,7 +59,9 @@ impl LabelSelector {
         let mut requirements = Vec::new();
         if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
             for (key, value) in labels {
-                let value = value.as_str().ok_or_else(|| format!("matchLabels[{key}] must be a string"))?;
+                let value = value
+                    .as_str()
+                    .ok_or_else(|| format!("matchLabels[{key}] must be a string"))?;
                 requirements.push(Requirement {
                     key: key.clone(),
                     op: Operator::Equals,
@@ -70,7 +72,10 @@ impl LabelSelector {
         if let Some(expressions) = selector.get("matchExpressions").and_then(Value::as_array) {
             for expression in expressions {
                 let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
-                let operator = expression.get("operator").and_then(Value::as_str).unwrap_or_default();
+                let operator = expression
+                    .get("operator")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 let values: Vec<String> = expression
                     .get("values")
                     .and_then(Value::as_array)
@@ -83,7 +88,11 @@ impl LabelSelector {
                     "DoesNotExist" => Operator::DoesNotExist,
                     other => return Err(format!("{other:?} is not a valid label selector operator")),
                 };
-                requirements.push(Requirement { key: key.to_string(), op, values });
+                requirements.push(Requirement {
+                    key: key.to_string(),
+                    op,
+                    values,
+                });
             }
         }
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
@@ -98,7 +107,10 @@ impl LabelSelector {
     /// Evaluates the selector against a whole object (missing labels count as none).
     pub fn matches_object(&self, object: &Value) -> bool {
         let empty = Map::new();
-        let labels = object.pointer("/metadata/labels").and_then(Value::as_object).unwrap_or(&empty);
+        let labels = object
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
         self.matches(labels)
     }
 }
@@ -119,7 +131,11 @@ impl Requirement {
                 ) else {
                     return false;
                 };
-                if self.op == Operator::GreaterThan { have > bound } else { have < bound }
+                if self.op == Operator::GreaterThan {
+                    have > bound
+                } else {
+                    have < bound
+                }
             }
         }
     }
@@ -258,7 +274,9 @@ impl Parser {
         loop {
             match self.lookahead(Context::Values) {
                 Token::Identifier(_) | Token::Bang => {
-                    let r = self.parse_requirement().map_err(|e| format!("unable to parse requirement: {e}"))?;
+                    let r = self
+                        .parse_requirement()
+                        .map_err(|e| format!("unable to parse requirement: {e}"))?;
                     requirements.push(r);
                     match self.consume(Context::Values) {
                         Token::End => return Ok(requirements),
@@ -304,8 +322,16 @@ impl Parser {
         }
         let next = self.lookahead(Context::Values);
         if negated || matches!(next, Token::End | Token::Comma) {
-            let op = if negated { Operator::DoesNotExist } else { Operator::Exists };
-            return Ok(Requirement { key, op, values: Vec::new() });
+            let op = if negated {
+                Operator::DoesNotExist
+            } else {
+                Operator::Exists
+            };
+            return Ok(Requirement {
+                key,
+                op,
+                values: Vec::new(),
+            });
         }
         let op = match self.consume(Context::KeyAndOperator) {
             Token::In => Operator::In,
@@ -359,7 +385,10 @@ impl Parser {
                 self.consume(Context::Values);
                 Ok(vec![String::new()])
             }
-            other => Err(format!("found '{}', expected: ',', ')' or identifier", other.literal())),
+            other => Err(format!(
+                "found '{}', expected: ',', ')' or identifier",
+                other.literal()
+            )),
         }
     }
 
@@ -396,7 +425,12 @@ impl Parser {
                         _ => {}
                     }
                 }
-                other => return Err(format!("found '{}', expected: ',', or identifier", other.literal())),
+                other => {
+                    return Err(format!(
+                        "found '{}', expected: ',', or identifier",
+                        other.literal()
+                    ));
+                }
             }
         }
         values.sort();
@@ -482,8 +516,27 @@ fn extra_fields(kind: &str) -> Option<&'static [&'static str]> {
         "Secret" => &["type"],
         "Namespace" => &["status.phase"],
         "Service" => &["spec.clusterIP", "spec.type"],
-        "Pod" => &["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP"],
-        "Event" => &["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"],
+        "Pod" => &[
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "status.phase",
+            "status.podIP",
+        ],
+        "Event" => &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ],
         _ => return None,
     })
 }
@@ -543,7 +596,11 @@ fn unescape(value: &str) -> Result<String, String> {
                 Some(e) => return Err(format!("invalid field selector: invalid escape sequence: \\{e}")),
                 None => return Err("invalid field selector: invalid escape sequence: \\".to_string()),
             },
-            ',' | '=' => return Err(format!("invalid field selector: unescaped character in value: {c}")),
+            ',' | '=' => {
+                return Err(format!(
+                    "invalid field selector: unescaped character in value: {c}"
+                ));
+            }
             c => out.push(c),
         }
     }
@@ -557,7 +614,10 @@ pub(crate) mod golden {
 
     /// Parses one transcript file.
     pub(crate) fn golden(file: &str) -> Value {
-        let path = format!("{}/../../../shared/kube-golden/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/../../../shared/kube-golden/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         serde_json::from_str(&text).unwrap()
     }
@@ -597,8 +657,8 @@ pub(crate) mod golden {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::golden::{golden, query_param};
+    use super::*;
     use serde_json::json;
 
     fn names(selector: &LabelSelector, fields: &FieldSelector, items: &[Value]) -> Vec<String> {
@@ -615,8 +675,18 @@ mod tests {
     fn list_selectors_match_transcript() {
         let file = golden("05-list.json");
         let steps = file["steps"].as_array().unwrap();
-        let mut objects: Vec<Value> = steps[1..=5].iter().map(|s| s["response"]["body"].clone()).collect();
-        objects.push(steps[7]["response"]["body"]["items"].as_array().unwrap().last().unwrap().clone());
+        let mut objects: Vec<Value> = steps[1..=5]
+            .iter()
+            .map(|s| s["response"]["body"].clone())
+            .collect();
+        objects.push(
+            steps[7]["response"]["body"]["items"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap()
+                .clone(),
+        );
         let mut checked = 0;
         for step in steps {
             let path = step["path"].as_str().unwrap();
@@ -626,9 +696,14 @@ mod tests {
             let label = query_param(path, "labelSelector").unwrap_or_default();
             let field = query_param(path, "fieldSelector").unwrap_or_default();
             let response = &step["response"];
-            let parsed = LabelSelector::parse(&label).and_then(|l| FieldSelector::parse(&field).map(|f| (l, f)));
+            let parsed =
+                LabelSelector::parse(&label).and_then(|l| FieldSelector::parse(&field).map(|f| (l, f)));
             if response["status"] == 400 {
-                assert_eq!(parsed.unwrap_err(), response["body"]["message"].as_str().unwrap(), "{path}");
+                assert_eq!(
+                    parsed.unwrap_err(),
+                    response["body"]["message"].as_str().unwrap(),
+                    "{path}"
+                );
             } else {
                 let (l, f) = parsed.unwrap();
                 let expected: Vec<String> = response["body"]["items"]
@@ -659,11 +734,21 @@ mod tests {
             ("a<1", false),
             ("", true),
         ] {
-            assert_eq!(LabelSelector::parse(selector).unwrap().matches(labels), expected, "{selector}");
+            assert_eq!(
+                LabelSelector::parse(selector).unwrap().matches(labels),
+                expected,
+                "{selector}"
+            );
         }
         for (selector, message) in [
-            ("a in (x", "unable to parse requirement: found '', expected: ',' or ')'"),
-            ("a b", "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"),
+            (
+                "a in (x",
+                "unable to parse requirement: found '', expected: ',' or ')'",
+            ),
+            (
+                "a b",
+                "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt",
+            ),
             ("a=1,", "found '', expected: identifier after ','"),
             ("a=1 b", "found 'b', expected: ',' or 'end of string'"),
             ("=a", "found '=', expected: !, identifier, or 'end of string'"),
@@ -682,14 +767,26 @@ mod tests {
         .unwrap();
         assert!(s.matches(json!({"app": "web"}).as_object().unwrap()));
         assert!(!s.matches(json!({"app": "web", "tier": "db"}).as_object().unwrap()));
-        assert!(LabelSelector::from_label_selector(&Value::Null).unwrap().is_empty());
+        assert!(
+            LabelSelector::from_label_selector(&Value::Null)
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
     fn field_selectors_per_kind() {
         let secret = json!({"metadata": {"name": "s", "namespace": "n"}, "type": "Opaque"});
-        assert!(FieldSelector::parse_for_kind("type=Opaque,metadata.name==s", "Secret").unwrap().matches(&secret));
-        assert!(!FieldSelector::parse_for_kind("type!=Opaque", "Secret").unwrap().matches(&secret));
+        assert!(
+            FieldSelector::parse_for_kind("type=Opaque,metadata.name==s", "Secret")
+                .unwrap()
+                .matches(&secret)
+        );
+        assert!(
+            !FieldSelector::parse_for_kind("type!=Opaque", "Secret")
+                .unwrap()
+                .matches(&secret)
+        );
         assert_eq!(
             FieldSelector::parse_for_kind("data.x=1", "Secret").unwrap_err(),
             "field label not supported: data.x"
@@ -698,6 +795,10 @@ mod tests {
             FieldSelector::parse("name").unwrap_err(),
             "invalid selector: 'name'; can't understand 'name'"
         );
-        assert!(FieldSelector::parse("metadata.name=a\\,b").unwrap().matches(&json!({"metadata": {"name": "a,b"}})));
+        assert!(
+            FieldSelector::parse("metadata.name=a\\,b")
+                .unwrap()
+                .matches(&json!({"metadata": {"name": "a,b"}}))
+        );
     }
 }

@@ -1,13 +1,13 @@
 //! Adapters between the HTTP layer and the pure API-semantics modules (selectors, patches,
 //! server-side apply, validation, defaults, RBAC), so handlers call one stable surface.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::patch::{self, PatchError};
 use crate::resources::ResourceType;
 use crate::selectors::{FieldSelector, LabelSelector};
 use crate::status::{self, ApiError};
-use crate::{defaults, validation};
+use crate::{defaults, ssa, validation};
 
 /// A parsed `labelSelector` / `fieldSelector` pair.
 #[derive(Debug, Clone, Default)]
@@ -20,7 +20,8 @@ impl Selectors {
     /// Parses both selectors for `kind`; bad ones are 400 with the apiserver's message.
     pub fn parse(label: Option<&str>, field: Option<&str>, kind: &str) -> Result<Self, ApiError> {
         let labels = LabelSelector::parse(label.unwrap_or("")).map_err(|m| status::bad_request(&m))?;
-        let fields = FieldSelector::parse_for_kind(field.unwrap_or(""), kind).map_err(|m| status::bad_request(&m))?;
+        let fields =
+            FieldSelector::parse_for_kind(field.unwrap_or(""), kind).map_err(|m| status::bad_request(&m))?;
         Ok(Self { labels, fields })
     }
 
@@ -34,7 +35,10 @@ impl Selectors {
 }
 
 fn patch_error(e: PatchError) -> ApiError {
-    ApiError { code: e.status_code(), body: e.status() }
+    ApiError {
+        code: e.status_code(),
+        body: e.status(),
+    }
 }
 
 /// RFC 7386 merge patch.
@@ -53,30 +57,32 @@ pub fn json_patch(target: &Value, ops: &Value) -> Result<Value, ApiError> {
 }
 
 /// Inputs for recording a write in `metadata.managedFields`.
+#[derive(Clone, Copy)]
 pub struct WriteInfo<'a> {
     pub manager: &'a str,
-    pub api_version: &'a str,
     pub subresource: Option<&'a str>,
     pub time: &'a str,
 }
 
 /// Records an Update operation by `info.manager` turning `old` into `new`.
 pub fn record_update(old: Option<&Value>, new: &mut Value, info: &WriteInfo) {
-    let _ = (old, new, info);
+    ssa::record_update(old, new, info.manager, info.subresource, info.time);
 }
 
-/// Server-side apply of `config` onto `current` (None when creating).
+/// Server-side apply of `config` onto `current` (None when creating). Returns the new
+/// object and whether anything changed (a no-op apply keeps the stored object).
 pub fn apply(
     current: Option<&Value>,
     config: &Value,
     info: &WriteInfo,
     force: bool,
-) -> Result<Value, ApiError> {
-    let _ = (info, force);
-    Ok(match current {
-        Some(c) => merge_patch(c, config),
-        None => config.clone(),
-    })
+) -> Result<(Value, bool), ApiError> {
+    ssa::apply(current, config, info.manager, force, info.time)
+        .map(|o| (o.object, o.changed))
+        .map_err(|c| ApiError {
+            code: 409,
+            body: c.status(),
+        })
 }
 
 /// Fills the server-side defaults of `kind`.
@@ -91,7 +97,10 @@ pub fn validate(kind: &str, group: &str, obj: &Value, old: Option<&Value>) -> Re
         return Ok(());
     }
     let name = obj["metadata"]["name"].as_str().unwrap_or("");
-    Err(ApiError { code: 422, body: validation::invalid_status(kind, group, name, &errors) })
+    Err(ApiError {
+        code: 422,
+        body: validation::invalid_status(kind, group, name, &errors),
+    })
 }
 
 /// The 422 for an update without `metadata.resourceVersion` on kinds that require one
@@ -101,71 +110,10 @@ pub fn require_resource_version(rt: &ResourceType, obj: &Value) -> Result<(), Ap
         None => Ok(()),
         Some(e) => {
             let name = obj["metadata"]["name"].as_str().unwrap_or("");
-            Err(ApiError { code: 422, body: validation::invalid_status(rt.resource, rt.group, name, &[e]) })
+            Err(ApiError {
+                code: 422,
+                body: validation::invalid_status(rt.resource, rt.group, name, &[e]),
+            })
         }
     }
-}
-
-/// What RBAC is asked about one request.
-#[derive(Debug, Clone, Default)]
-pub struct Attributes {
-    pub verb: String,
-    pub namespace: String,
-    pub api_group: String,
-    pub resource: String,
-    pub subresource: String,
-    pub name: String,
-    /// Set for non-resource requests (`/version`, `/api`, ...).
-    pub path: Option<String>,
-}
-
-/// Everything RBAC needs from storage: the stored Roles, ClusterRoles and bindings.
-pub struct Policy {
-    pub roles: Vec<Value>,
-    pub cluster_roles: Vec<Value>,
-    pub role_bindings: Vec<Value>,
-    pub cluster_role_bindings: Vec<Value>,
-}
-
-/// The decision and, when allowed, the reason SelfSubjectAccessReview reports.
-pub struct Decision {
-    pub allowed: bool,
-    pub reason: Option<String>,
-}
-
-pub fn authorize(_policy: &Policy, user: &crate::auth::UserInfo, _attrs: &Attributes) -> Decision {
-    Decision { allowed: user.is_admin(), reason: None }
-}
-
-/// The 403 body for a denied request.
-pub fn forbidden(user: &crate::auth::UserInfo, attrs: &Attributes) -> ApiError {
-    let scope = if attrs.namespace.is_empty() {
-        "at the cluster scope".to_string()
-    } else {
-        format!("in the namespace \"{}\"", attrs.namespace)
-    };
-    let t = status::Target {
-        group: &attrs.api_group,
-        resource: &attrs.resource,
-        name: (!attrs.name.is_empty()).then_some(attrs.name.as_str()),
-    };
-    let subject = match t.name {
-        Some(n) => format!("{} \"{n}\"", t.qualified()),
-        None => t.qualified(),
-    };
-    let message = format!(
-        "{subject} is forbidden: User \"{}\" cannot {} resource \"{}\" in API group \"{}\" {scope}",
-        user.name, attrs.verb, attrs.resource, attrs.api_group
-    );
-    status::failure(403, "Forbidden", &message, Some(t.details()))
-}
-
-/// The bootstrap ClusterRoles and ClusterRoleBindings every cluster starts with.
-pub fn bootstrap_policy() -> (Vec<Value>, Vec<Value>) {
-    (Vec::new(), Vec::new())
-}
-
-/// SelfSubjectRulesReview status for `user` in `namespace`.
-pub fn rules_review(_policy: &Policy, _user: &crate::auth::UserInfo, _namespace: &str) -> Value {
-    Value::Object(Map::new())
 }

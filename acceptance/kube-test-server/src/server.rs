@@ -16,8 +16,8 @@ use crate::auth::ADMIN_TOKEN;
 use crate::controllers;
 use crate::kubeconfig;
 use crate::meta;
+use crate::rbac;
 use crate::resources;
-use crate::semantics;
 use crate::state::{Rollout, Shared, State};
 use crate::store::{Snapshot, Store};
 use crate::tls::{self, CaMaterial, TlsError};
@@ -43,7 +43,10 @@ pub enum ServerError {
     #[error("reading state file {path}: {source}")]
     StateRead { path: PathBuf, source: std::io::Error },
     #[error("state file {path} is not valid: {source}")]
-    StateParse { path: PathBuf, source: serde_json::Error },
+    StateParse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     #[error("starting the server runtime: {0}")]
     Runtime(std::io::Error),
     #[error("writing {path}: {source}")]
@@ -73,10 +76,21 @@ impl TestServer {
     }
 
     pub fn try_start(options: Options) -> Result<TestServer, ServerError> {
-        let listener = std::net::TcpListener::bind(("127.0.0.1", options.port))
-            .map_err(|source| ServerError::Bind { port: options.port, source })?;
-        listener.set_nonblocking(true).map_err(|source| ServerError::Bind { port: options.port, source })?;
-        let addr: SocketAddr = listener.local_addr().map_err(|source| ServerError::Bind { port: options.port, source })?;
+        let listener =
+            std::net::TcpListener::bind(("127.0.0.1", options.port)).map_err(|source| ServerError::Bind {
+                port: options.port,
+                source,
+            })?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|source| ServerError::Bind {
+                port: options.port,
+                source,
+            })?;
+        let addr: SocketAddr = listener.local_addr().map_err(|source| ServerError::Bind {
+            port: options.port,
+            source,
+        })?;
         let saved = match &options.state_file {
             Some(path) if path.exists() => Some(load_state(path)?),
             _ => None,
@@ -92,7 +106,13 @@ impl TestServer {
             store.restore(s.store);
         }
         let address = addr.to_string();
-        let state = Arc::new(State::new(store, ca, address.clone(), options.rollout, options.state_file.clone()));
+        let state = Arc::new(State::new(
+            store,
+            ca,
+            address.clone(),
+            options.rollout,
+            options.state_file.clone(),
+        ));
         if !restored {
             bootstrap(&state);
         }
@@ -113,7 +133,8 @@ impl TestServer {
             .name("kube-test-server".into())
             .spawn(move || {
                 runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener).expect("a bound listener converts");
+                    let listener =
+                        tokio::net::TcpListener::from_std(listener).expect("a bound listener converts");
                     if st.state_file.is_some() {
                         tokio::spawn(persist_loop(st.clone()));
                     }
@@ -123,7 +144,13 @@ impl TestServer {
                 runtime.shutdown_timeout(Duration::from_millis(100));
             })
             .map_err(ServerError::Runtime)?;
-        Ok(TestServer { url: format!("https://{address}"), state, users, shutdown: Some(tx), thread: Some(thread) })
+        Ok(TestServer {
+            url: format!("https://{address}"),
+            state,
+            users,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        })
     }
 
     /// `https://127.0.0.1:PORT`.
@@ -154,19 +181,36 @@ impl TestServer {
         self.state.auth.add_user(name, &groups)
     }
 
+    /// A stored object by resource (`configmaps`, `leases.coordination.k8s.io`, ...),
+    /// namespace ("" for cluster-scoped) and name.
+    pub fn object(&self, resource: &str, namespace: &str, name: &str) -> Option<Value> {
+        self.state.store().get(resource, namespace, name).cloned()
+    }
+
+    /// The request counters `/_test/requests` serves.
+    pub fn request_counts(&self) -> Value {
+        self.state.telemetry.counters()
+    }
+
     pub fn set_rollout(&self, mode: Rollout) {
         *self.state.rollout.lock().unwrap_or_else(|e| e.into_inner()) = mode;
     }
 
     /// A kubeconfig with every user of this server, `current` as the current context.
     pub fn kubeconfig(&self, current: &str) -> String {
-        let users: Vec<(String, String)> =
-            self.users.iter().filter_map(|u| self.token_for(u).map(|t| (u.clone(), t))).collect();
+        let users: Vec<(String, String)> = self
+            .users
+            .iter()
+            .filter_map(|u| self.token_for(u).map(|t| (u.clone(), t)))
+            .collect();
         kubeconfig::render(&self.url, self.ca_pem(), &users, current)
     }
 
     pub fn write_kubeconfig(&self, path: &Path, current: &str) -> Result<(), ServerError> {
-        std::fs::write(path, self.kubeconfig(current)).map_err(|source| ServerError::Write { path: path.into(), source })
+        std::fs::write(path, self.kubeconfig(current)).map_err(|source| ServerError::Write {
+            path: path.into(),
+            source,
+        })
     }
 
     /// Stops the server (saving the state file, if any) and waits for it.
@@ -230,12 +274,14 @@ fn bootstrap(st: &Shared) {
         store.put(&resources::NAMESPACES.key(), obj);
         controllers::populate_namespace(&mut store, &st.ca.cert_pem, ns, &time);
     }
-    let (roles, bindings) = semantics::bootstrap_policy();
-    for (rt, objs) in [(resources::CLUSTERROLES, roles), (resources::CLUSTERROLEBINDINGS, bindings)] {
-        for mut obj in objs {
-            stamp(&mut obj, &time);
-            store.put(&rt.key(), obj);
-        }
+    for mut obj in rbac::bootstrap_policy() {
+        let rt = if obj["kind"] == "ClusterRoleBinding" {
+            resources::CLUSTERROLEBINDINGS
+        } else {
+            resources::CLUSTERROLES
+        };
+        stamp(&mut obj, &time);
+        store.put(&rt.key(), obj);
     }
 }
 
@@ -250,8 +296,14 @@ fn stamp(obj: &mut Value, time: &str) {
 }
 
 fn load_state(path: &Path) -> Result<SavedState, ServerError> {
-    let text = std::fs::read(path).map_err(|source| ServerError::StateRead { path: path.into(), source })?;
-    serde_json::from_slice(&text).map_err(|source| ServerError::StateParse { path: path.into(), source })
+    let text = std::fs::read(path).map_err(|source| ServerError::StateRead {
+        path: path.into(),
+        source,
+    })?;
+    serde_json::from_slice(&text).map_err(|source| ServerError::StateParse {
+        path: path.into(),
+        source,
+    })
 }
 
 /// Saves the store when something was written, at most every 100 ms.
@@ -272,7 +324,10 @@ fn save_state(st: &Shared) {
         }
         store.snapshot()
     };
-    let saved = SavedState { ca: st.ca.clone(), store: snapshot };
+    let saved = SavedState {
+        ca: st.ca.clone(),
+        store: snapshot,
+    };
     let tmp = path.with_extension("tmp");
     let bytes = serde_json::to_vec(&saved).expect("state serialises");
     // A failed save is reported and retried at the next write; the server keeps serving.

@@ -37,7 +37,13 @@ pub struct State {
 pub type Shared = Arc<State>;
 
 impl State {
-    pub fn new(store: Store, ca: CaMaterial, address: String, rollout: Rollout, state_file: Option<PathBuf>) -> Self {
+    pub fn new(
+        store: Store,
+        ca: CaMaterial,
+        address: String,
+        rollout: Rollout,
+        state_file: Option<PathBuf>,
+    ) -> Self {
         Self {
             store: Mutex::new(store),
             auth: Authenticator::new(),

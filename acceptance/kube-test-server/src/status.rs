@@ -90,7 +90,12 @@ pub fn bad_request(message: &str) -> ApiError {
 
 /// 404 for a resource this server does not know in a group it does.
 pub fn unknown_resource() -> ApiError {
-    failure(404, "NotFound", "the server could not find the requested resource", Some(json!({})))
+    failure(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+        Some(json!({})),
+    )
 }
 
 pub fn method_not_allowed() -> ApiError {
@@ -116,7 +121,9 @@ pub fn unsupported_media_type(content_type: &str) -> ApiError {
     failure(
         415,
         "UnsupportedMediaType",
-        &format!("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/apply-patch+yaml, application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type}"),
+        &format!(
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/apply-patch+yaml, application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type}"
+        ),
         Some(json!({})),
     )
 }
@@ -163,11 +170,21 @@ pub fn namespace_terminating(t: Target, namespace: &str) -> ApiError {
 
 /// 429 and 500 bodies for injected faults.
 pub fn too_many_requests() -> ApiError {
-    failure(429, "TooManyRequests", "the server has received too many requests and has asked us to try again later", Some(json!({"retryAfterSeconds": 1})))
+    failure(
+        429,
+        "TooManyRequests",
+        "the server has received too many requests and has asked us to try again later",
+        Some(json!({"retryAfterSeconds": 1})),
+    )
 }
 
 pub fn internal_error(message: &str) -> ApiError {
-    failure(500, "InternalError", &format!("Internal error occurred: {message}"), Some(json!({"causes": [{"message": message}]})))
+    failure(
+        500,
+        "InternalError",
+        &format!("Internal error occurred: {message}"),
+        Some(json!({"causes": [{"message": message}]})),
+    )
 }
 
 /// The `Success` status a DELETE answers for most kinds.

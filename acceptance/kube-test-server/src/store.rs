@@ -70,7 +70,13 @@ pub fn ns_name(obj: &Value) -> (String, String) {
 impl Store {
     pub fn new() -> Self {
         // The counter starts above zero like a fresh etcd with a bootstrapped cluster.
-        Self { objects: BTreeMap::new(), rv: 100, history: VecDeque::new(), events: broadcast::channel(1024).0, dirty: false }
+        Self {
+            objects: BTreeMap::new(),
+            rv: 100,
+            history: VecDeque::new(),
+            events: broadcast::channel(1024).0,
+            dirty: false,
+        }
     }
 
     pub fn current_rv(&self) -> u64 {
@@ -78,20 +84,32 @@ impl Store {
     }
 
     pub fn get(&self, key: &str, namespace: &str, name: &str) -> Option<&Value> {
-        self.objects.get(key)?.get(&(namespace.to_string(), name.to_string()))
+        self.objects
+            .get(key)?
+            .get(&(namespace.to_string(), name.to_string()))
     }
 
     /// Objects of one type in key order; `namespace` `None` means all namespaces.
     pub fn list<'a>(&'a self, key: &str, namespace: Option<&'a str>) -> impl Iterator<Item = &'a Value> + 'a {
+        self.entries(key, namespace).map(|(_, v)| v)
+    }
+
+    /// Like [`Store::list`], with each object's `(namespace, name)` key.
+    pub fn entries<'a>(
+        &'a self,
+        key: &str,
+        namespace: Option<&'a str>,
+    ) -> impl Iterator<Item = (&'a (String, String), &'a Value)> + 'a {
         let bucket = self.objects.get(key);
         bucket.into_iter().flat_map(move |b| {
             let range: Box<dyn Iterator<Item = (&(String, String), &Value)>> = match namespace {
                 Some(ns) => Box::new(
-                    b.range((ns.to_string(), String::new())..).take_while(move |((n, _), _)| n == ns),
+                    b.range((ns.to_string(), String::new())..)
+                        .take_while(move |((n, _), _)| n == ns),
                 ),
                 None => Box::new(b.iter()),
             };
-            range.map(|(_, v)| v)
+            range
         })
     }
 
@@ -113,7 +131,10 @@ impl Store {
     /// Removes an object and returns it carrying the deletion's resourceVersion (as the
     /// DELETED event does).
     pub fn remove(&mut self, key: &str, namespace: &str, name: &str) -> Option<Value> {
-        let mut gone = self.objects.get_mut(key)?.remove(&(namespace.to_string(), name.to_string()))?;
+        let mut gone = self
+            .objects
+            .get_mut(key)?
+            .remove(&(namespace.to_string(), name.to_string()))?;
         self.rv += 1;
         gone["metadata"]["resourceVersion"] = Value::String(self.rv.to_string());
         self.emit(key, namespace.to_string(), EventType::Deleted, gone.clone());
@@ -121,7 +142,13 @@ impl Store {
     }
 
     fn emit(&mut self, key: &str, namespace: String, kind: EventType, object: Value) {
-        let event = Event { key: key.to_string(), namespace, rv: self.rv, kind, object: Arc::new(object) };
+        let event = Event {
+            key: key.to_string(),
+            namespace,
+            rv: self.rv,
+            kind,
+            object: Arc::new(object),
+        };
         if self.history.len() == HISTORY {
             self.history.pop_front();
         }
@@ -152,7 +179,11 @@ impl Store {
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             rv: self.rv,
-            objects: self.objects.iter().map(|(k, b)| (k.clone(), b.values().cloned().collect())).collect(),
+            objects: self
+                .objects
+                .iter()
+                .map(|(k, b)| (k.clone(), b.values().cloned().collect()))
+                .collect(),
         }
     }
 

@@ -24,7 +24,11 @@ pub fn handle(call: &Call, sub: &str) -> Result<Reply, ApiError> {
 fn stored(call: &Call) -> Result<Value, ApiError> {
     call.st
         .store()
-        .get(&call.rt.key(), &call.namespace, call.name.as_deref().unwrap_or(""))
+        .get(
+            &call.rt.key(),
+            &call.namespace,
+            call.name.as_deref().unwrap_or(""),
+        )
         .cloned()
         .ok_or_else(|| status::not_found(call.target()))
 }
@@ -35,8 +39,16 @@ fn commit(call: &Call, old: &Value, new: Value, sub: &'static str, dry: bool) ->
     let time = meta::now();
     let info = call.write_info(&manager, None, &time);
     let mut store = call.st.store();
-    let current = store.get(&call.rt.key(), &call.namespace, call.name.as_deref().unwrap_or("")).cloned();
-    if current.as_ref().map(|c| &c["metadata"]["resourceVersion"]) != Some(&old["metadata"]["resourceVersion"]) {
+    let current = store
+        .get(
+            &call.rt.key(),
+            &call.namespace,
+            call.name.as_deref().unwrap_or(""),
+        )
+        .cloned();
+    if current.as_ref().map(|c| &c["metadata"]["resourceVersion"])
+        != Some(&old["metadata"]["resourceVersion"])
+    {
         return Err(status::conflict(call.target()));
     }
     let out = call.commit_update(&mut store, old, new, &info, Recording::Update(Some(sub)), dry)?;
@@ -71,8 +83,13 @@ fn status_subresource(call: &Call) -> Result<Reply, ApiError> {
 }
 
 fn check_rv(call: &Call, body: &Value, old: &Value) -> Result<(), ApiError> {
-    match body["metadata"]["resourceVersion"].as_str().filter(|rv| !rv.is_empty()) {
-        Some(rv) if Some(rv) != old["metadata"]["resourceVersion"].as_str() => Err(status::conflict(call.target())),
+    match body["metadata"]["resourceVersion"]
+        .as_str()
+        .filter(|rv| !rv.is_empty())
+    {
+        Some(rv) if Some(rv) != old["metadata"]["resourceVersion"].as_str() => {
+            Err(status::conflict(call.target()))
+        }
         _ => Ok(()),
     }
 }
@@ -123,7 +140,10 @@ fn token(call: &Call) -> Result<Reply, ApiError> {
     let sa = stored(call)?;
     let body = handlers::parse_body(call.ctx, "TokenRequest")?;
     let given = &body["spec"];
-    let audiences = given.get("audiences").cloned().unwrap_or(json!(["https://kubernetes.default.svc.cluster.local"]));
+    let audiences = given
+        .get("audiences")
+        .cloned()
+        .unwrap_or(json!(["https://kubernetes.default.svc.cluster.local"]));
     let expiration = given["expirationSeconds"].as_i64().unwrap_or(3600);
     let bound = given.get("boundObjectRef").cloned().unwrap_or(Value::Null);
     let mut fields = serde_json::Map::new();
@@ -145,7 +165,9 @@ fn token(call: &Call) -> Result<Reply, ApiError> {
     let signature: Vec<u8> = (0..8).flat_map(|_| uuid::Uuid::new_v4().into_bytes()).collect();
     let jwt = format!(
         "{}.{}.{}",
-        b64(json!({"alg": "RS256", "kid": "kube-test-server"}).to_string().as_bytes()),
+        b64(json!({"alg": "RS256", "kid": "kube-test-server"})
+            .to_string()
+            .as_bytes()),
         b64(claims.to_string().as_bytes()),
         b64(&signature)
     );

@@ -75,7 +75,12 @@ impl Telemetry {
             resource: resource.into(),
             user_agent: user_agent.into(),
         };
-        *self.counters.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_default() += 1;
+        *self
+            .counters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_default() += 1;
     }
 
     /// Counters as a JSON list: `{user, verb, resource, userAgent, count}`.

@@ -41,8 +41,12 @@ pub fn handle(st: &Shared, ctx: &Ctx, path: &str) -> Reply {
             let Some(name) = body["name"].as_str() else {
                 return status::bad_request("invalid user: name is required").into();
             };
-            let groups: Vec<String> =
-                body["groups"].as_array().into_iter().flatten().filter_map(|g| g.as_str().map(String::from)).collect();
+            let groups: Vec<String> = body["groups"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|g| g.as_str().map(String::from))
+                .collect();
             Reply::json(201, json!({"token": st.auth.add_user(name, &groups)}))
         }
         (&Method::POST, "rollout") => {
@@ -50,7 +54,9 @@ pub fn handle(st: &Shared, ctx: &Ctx, path: &str) -> Reply {
                 Some("ready") => Rollout::Ready,
                 Some("never-ready") => Rollout::NeverReady,
                 Some("off") => Rollout::Off,
-                _ => return status::bad_request("invalid rollout mode: want ready, never-ready or off").into(),
+                _ => {
+                    return status::bad_request("invalid rollout mode: want ready, never-ready or off").into();
+                }
             };
             *st.rollout.lock().unwrap_or_else(|e| e.into_inner()) = mode;
             Reply::json(200, json!({"mode": body["mode"]}))

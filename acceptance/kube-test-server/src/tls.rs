@@ -25,11 +25,16 @@ impl CaMaterial {
     pub fn generate() -> Result<Self, TlsError> {
         let key = KeyPair::generate()?;
         let mut params = CertificateParams::new(Vec::<String>::new())?;
-        params.distinguished_name.push(DnType::CommonName, "kube-test-server-ca");
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "kube-test-server-ca");
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
         let cert = params.self_signed(&key)?;
-        Ok(Self { cert_pem: cert.pem(), key_pem: key.serialize_pem() })
+        Ok(Self {
+            cert_pem: cert.pem(),
+            key_pem: key.serialize_pem(),
+        })
     }
 }
 
@@ -37,25 +42,30 @@ impl CaMaterial {
 pub fn server_config(ca: &CaMaterial) -> Result<Arc<rustls::ServerConfig>, TlsError> {
     let ca_key = KeyPair::from_pem(&ca.key_pem)?;
     let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
-    ca_params.distinguished_name.push(DnType::CommonName, "kube-test-server-ca");
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "kube-test-server-ca");
     ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
     let issuer = Issuer::new(ca_params, ca_key);
 
     let key = KeyPair::generate()?;
     let mut params = CertificateParams::new(vec!["localhost".to_string(), "kubernetes".to_string()])?;
-    params.subject_alt_names.push(SanType::IpAddress([127, 0, 0, 1].into()));
-    params.distinguished_name.push(DnType::CommonName, "kube-apiserver");
+    params
+        .subject_alt_names
+        .push(SanType::IpAddress([127, 0, 0, 1].into()));
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "kube-apiserver");
     let cert = params.signed_by(&key, &issuer)?;
 
     let ca_der = pem_to_der(&ca.cert_pem);
     let chain = vec![cert.der().clone(), ca_der];
     let key_der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-    let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()?
-    .with_no_client_auth()
-    .with_single_cert(chain, key_der)?;
+    let mut config =
+        rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+            .with_safe_default_protocol_versions()?
+            .with_no_client_auth()
+            .with_single_cert(chain, key_der)?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
@@ -64,6 +74,8 @@ pub fn server_config(ca: &CaMaterial) -> Result<Arc<rustls::ServerConfig>, TlsEr
 pub fn pem_to_der(pem: &str) -> CertificateDer<'static> {
     use base64::Engine;
     let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
-    let der = base64::engine::general_purpose::STANDARD.decode(b64).unwrap_or_default();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap_or_default();
     CertificateDer::from(der)
 }

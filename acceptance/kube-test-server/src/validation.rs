@@ -44,7 +44,12 @@ impl FieldError {
 
     /// `Too long: must have at most <max> bytes`.
     pub fn too_long(field: impl Into<String>, max: usize) -> Self {
-        Self::bare(field, "FieldValueTooLong", "Too long", &format!("must have at most {max} bytes"))
+        Self::bare(
+            field,
+            "FieldValueTooLong",
+            "Too long",
+            &format!("must have at most {max} bytes"),
+        )
     }
 
     /// `Duplicate value: <value>`.
@@ -56,12 +61,26 @@ impl FieldError {
     pub fn not_supported(field: impl Into<String>, value: &Value, supported: &[&str]) -> Self {
         let list: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
         let detail = format!("supported values: {}", list.join(", "));
-        Self::with_value(field, "FieldValueNotSupported", "Unsupported value", value, &detail)
+        Self::with_value(
+            field,
+            "FieldValueNotSupported",
+            "Unsupported value",
+            value,
+            &detail,
+        )
     }
 
     fn bare(field: impl Into<String>, reason: &'static str, kind: &str, detail: &str) -> Self {
-        let message = if detail.is_empty() { kind.to_string() } else { format!("{kind}: {detail}") };
-        FieldError { field: field.into(), reason, message }
+        let message = if detail.is_empty() {
+            kind.to_string()
+        } else {
+            format!("{kind}: {detail}")
+        };
+        FieldError {
+            field: field.into(),
+            reason,
+            message,
+        }
     }
 
     fn with_value(
@@ -75,7 +94,11 @@ impl FieldError {
         if !detail.is_empty() {
             message = format!("{message}: {detail}");
         }
-        FieldError { field: field.into(), reason, message }
+        FieldError {
+            field: field.into(),
+            reason,
+            message,
+        }
     }
 }
 
@@ -100,7 +123,10 @@ fn canonical_json(value: &Value) -> String {
                 .collect();
             format!("{{{}}}", parts.join(","))
         }
-        Value::Array(items) => format!("[{}]", items.iter().map(canonical_json).collect::<Vec<_>>().join(",")),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(canonical_json).collect::<Vec<_>>().join(",")
+        ),
         other => other.to_string(),
     }
 }
@@ -127,7 +153,11 @@ pub fn go_quote(s: &str) -> String {
 /// For storage-level errors the apiserver names the resource instead of the kind: pass e.g.
 /// `("leases", "coordination.k8s.io")` to get `leases.coordination.k8s.io "x" is invalid`.
 pub fn invalid_status(kind: &str, group: &str, name: &str, errors: &[FieldError]) -> Value {
-    let qualified = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+    let qualified = if group.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}.{group}")
+    };
     let mut rendered: Vec<String> = Vec::new();
     for e in errors {
         let s = e.to_string();
@@ -135,7 +165,11 @@ pub fn invalid_status(kind: &str, group: &str, name: &str, errors: &[FieldError]
             rendered.push(s);
         }
     }
-    let aggregate = if rendered.len() == 1 { rendered.remove(0) } else { format!("[{}]", rendered.join(", ")) };
+    let aggregate = if rendered.len() == 1 {
+        rendered.remove(0)
+    } else {
+        format!("[{}]", rendered.join(", "))
+    };
     let mut details = Map::new();
     if !name.is_empty() {
         details.insert("name".into(), json!(name));
@@ -173,24 +207,34 @@ pub fn invalid_status(kind: &str, group: &str, name: &str, errors: &[FieldError]
 /// unconditional updates). The apiserver reports this from storage, naming the resource: build
 /// the body with `invalid_status("leases", "coordination.k8s.io", name, ...)`.
 pub fn resource_version_required(kind: &str, object: &Value) -> Option<FieldError> {
-    let rv = object.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("");
-    (kind == "Lease" && rv.is_empty())
-        .then(|| FieldError::invalid("metadata.resourceVersion", &json!(0), "must be specified for an update"))
+    let rv = object
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    (kind == "Lease" && rv.is_empty()).then(|| {
+        FieldError::invalid(
+            "metadata.resourceVersion",
+            &json!(0),
+            "must be specified for an update",
+        )
+    })
 }
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const QUALIFIED_NAME_MSG: &str =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const CONFIG_KEY_FMT: &str = "[-._a-zA-Z0-9]+";
 
 /// apimachinery's `RegexError`: the message, examples and the regex text.
 fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     let quoted: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
-    format!("{msg} (e.g. {}regex used for validation is '{fmt}')", quoted.join(" or "))
+    format!(
+        "{msg} (e.g. {}regex used for validation is '{fmt}')",
+        quoted.join(" or ")
+    )
 }
 
 fn max_len_error(n: usize) -> String {
@@ -203,7 +247,8 @@ fn is_alnum(c: char) -> bool {
 
 fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
         && s.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
@@ -287,7 +332,11 @@ pub fn qualified_name_errors(s: &str) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
             } else {
-                errs.extend(dns1123_subdomain_errors(prefix).into_iter().map(|m| format!("prefix part {m}")));
+                errs.extend(
+                    dns1123_subdomain_errors(prefix)
+                        .into_iter()
+                        .map(|m| format!("prefix part {m}")),
+                );
             }
             *name
         }
@@ -310,7 +359,11 @@ pub fn qualified_name_errors(s: &str) -> Vec<String> {
     if !is_qualified_part(name) {
         errs.push(format!(
             "name part {}",
-            regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
+            regex_error(
+                QUALIFIED_NAME_MSG,
+                QUALIFIED_NAME_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
         ));
     }
     errs
@@ -386,7 +439,8 @@ fn name_errors(kind: &str, name: &str) -> Vec<String> {
     }
 }
 
-fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
+/// The string at a JSON pointer, "" when missing.
+pub(crate) fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
@@ -395,13 +449,24 @@ fn validate_metadata(kind: &str, object: &Value) -> Vec<FieldError> {
     let name = str_at(object, "/metadata/name");
     let generate_name = str_at(object, "/metadata/generateName");
     if !generate_name.is_empty() {
-        let prefix = generate_name.trim_end_matches('-');
-        for msg in name_errors(kind, if prefix.is_empty() { "a" } else { prefix }) {
-            errs.push(FieldError::invalid("metadata.generateName", &json!(generate_name), &msg));
+        // Like apimachinery's maskTrailingDash: a prefix may end in '-'.
+        let prefix = match generate_name.strip_suffix('-') {
+            Some(p) if !p.is_empty() => format!("{p}a"),
+            _ => generate_name.to_string(),
+        };
+        for msg in name_errors(kind, &prefix) {
+            errs.push(FieldError::invalid(
+                "metadata.generateName",
+                &json!(generate_name),
+                &msg,
+            ));
         }
     }
     if name.is_empty() {
-        errs.push(FieldError::required("metadata.name", "name or generateName is required"));
+        errs.push(FieldError::required(
+            "metadata.name",
+            "name or generateName is required",
+        ));
     } else {
         for msg in name_errors(kind, name) {
             errs.push(FieldError::invalid("metadata.name", &json!(name), &msg));
@@ -427,7 +492,10 @@ fn validate_metadata(kind: &str, object: &Value) -> Vec<FieldError> {
             total += key.len() + value.as_str().map_or(0, str::len);
         }
         if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-            errs.push(FieldError::too_long("metadata.annotations", TOTAL_ANNOTATION_SIZE_LIMIT));
+            errs.push(FieldError::too_long(
+                "metadata.annotations",
+                TOTAL_ANNOTATION_SIZE_LIMIT,
+            ));
         }
     }
     errs
@@ -439,14 +507,20 @@ fn validate_data_maps(object: &Value, fields: &[&str]) -> Vec<FieldError> {
     let mut total = 0;
     let mut seen: Vec<&str> = Vec::new();
     for field in fields {
-        let Some(map) = object.get(*field).and_then(Value::as_object) else { continue };
+        let Some(map) = object.get(*field).and_then(Value::as_object) else {
+            continue;
+        };
         for (key, value) in map {
             let path = format!("{field}[{key}]");
             for msg in config_key_errors(key) {
                 errs.push(FieldError::invalid(&path, &json!(key), &msg));
             }
             if seen.contains(&key.as_str()) {
-                errs.push(FieldError::invalid(&path, &json!(key), "duplicate of key present in data"));
+                errs.push(FieldError::invalid(
+                    &path,
+                    &json!(key),
+                    "duplicate of key present in data",
+                ));
             }
             seen.push(key);
             total += value.as_str().map_or(0, str::len);
@@ -495,12 +569,20 @@ fn validate_secret(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     if let Some(old) = old {
         let old_type = old.get("type").and_then(Value::as_str).unwrap_or("Opaque");
         if old_type != secret_type {
-            errs.push(FieldError::invalid("type", &json!(secret_type), "field is immutable"));
+            errs.push(FieldError::invalid(
+                "type",
+                &json!(secret_type),
+                "field is immutable",
+            ));
         }
     }
     errs.extend(validate_immutable(object, old, &["data"]));
     errs.extend(validate_data_maps(object, &["data"]));
-    let has = |key: &str| object.pointer(&format!("/data/{}", key.replace('~', "~0").replace('/', "~1"))).is_some();
+    let has = |key: &str| {
+        object
+            .pointer(&format!("/data/{}", key.replace('~', "~0").replace('/', "~1")))
+            .is_some()
+    };
     let required: &[&str] = match secret_type {
         "kubernetes.io/tls" => &["tls.crt", "tls.key"],
         "kubernetes.io/dockerconfigjson" => &[".dockerconfigjson"],
@@ -514,9 +596,16 @@ fn validate_secret(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         }
     }
     if secret_type == "kubernetes.io/service-account-token"
-        && str_at(object, "/metadata/annotations/kubernetes.io~1service-account.name").is_empty()
+        && str_at(
+            object,
+            "/metadata/annotations/kubernetes.io~1service-account.name",
+        )
+        .is_empty()
     {
-        errs.push(FieldError::required("metadata.annotations[kubernetes.io/service-account.name]", ""));
+        errs.push(FieldError::required(
+            "metadata.annotations[kubernetes.io/service-account.name]",
+            "",
+        ));
     }
     if secret_type == "kubernetes.io/basic-auth" && !has("username") && !has("password") {
         errs.push(FieldError::required("data[username]", ""));
@@ -532,7 +621,11 @@ fn validate_port_number(path: &str, port: Option<&Value>, errs: &mut Vec<FieldEr
     if let Some(p) = port.and_then(Value::as_i64)
         && !(1..=65535).contains(&p)
     {
-        errs.push(FieldError::invalid(path, &json!(p), "must be between 1 and 65535, inclusive"));
+        errs.push(FieldError::invalid(
+            path,
+            &json!(p),
+            "must be between 1 and 65535, inclusive",
+        ));
     }
 }
 
@@ -549,14 +642,26 @@ fn validate_service(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let service_type = spec.get("type").and_then(Value::as_str).unwrap_or("ClusterIP");
     const TYPES: &[&str] = &["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
     if !TYPES.contains(&service_type) {
-        errs.push(FieldError::not_supported("spec.type", &json!(service_type), TYPES));
+        errs.push(FieldError::not_supported(
+            "spec.type",
+            &json!(service_type),
+            TYPES,
+        ));
     }
     if let Some(affinity) = spec.get("sessionAffinity").and_then(Value::as_str)
         && !["ClientIP", "None"].contains(&affinity)
     {
-        errs.push(FieldError::not_supported("spec.sessionAffinity", &json!(affinity), &["ClientIP", "None"]));
+        errs.push(FieldError::not_supported(
+            "spec.sessionAffinity",
+            &json!(affinity),
+            &["ClientIP", "None"],
+        ));
     }
-    let ports = spec.get("ports").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let ports = spec
+        .get("ports")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let headless = spec.get("clusterIP").and_then(Value::as_str) == Some("None");
     if service_type == "ExternalName" {
         if str_at(spec, "/externalName").is_empty() {
@@ -591,7 +696,10 @@ fn validate_service(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
             port.get("protocol").and_then(Value::as_str).unwrap_or("TCP"),
         );
         if keys.contains(&key) {
-            errs.push(FieldError::duplicate(&base, &json!({"port": key.0, "protocol": key.1})));
+            errs.push(FieldError::duplicate(
+                &base,
+                &json!({"port": key.0, "protocol": key.1}),
+            ));
         }
         keys.push(key);
     }
@@ -599,7 +707,11 @@ fn validate_service(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
         let cluster_ips = |s: &Value| -> Vec<Value> {
             match s.get("clusterIPs").and_then(Value::as_array) {
                 Some(ips) if !ips.is_empty() => ips.clone(),
-                _ => s.get("clusterIP").and_then(Value::as_str).map(|ip| vec![json!(ip)]).unwrap_or_default(),
+                _ => s
+                    .get("clusterIP")
+                    .and_then(Value::as_str)
+                    .map(|ip| vec![json!(ip)])
+                    .unwrap_or_default(),
             }
         };
         let (new_ips, old_ips) = (cluster_ips(spec), cluster_ips(old_spec));
@@ -607,7 +719,11 @@ fn validate_service(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
             && new_first != old_first
             && service_type != "ExternalName"
         {
-            errs.push(FieldError::invalid("spec.clusterIPs[0]", &Value::Array(new_ips), "may not change once set"));
+            errs.push(FieldError::invalid(
+                "spec.clusterIPs[0]",
+                &Value::Array(new_ips),
+                "may not change once set",
+            ));
         }
     }
     errs
@@ -618,15 +734,29 @@ fn validate_deployment(spec: &Value) -> Vec<FieldError> {
     if let Some(replicas) = spec.get("replicas").and_then(Value::as_i64)
         && replicas < 0
     {
-        errs.push(FieldError::invalid("spec.replicas", &json!(replicas), "must be greater than or equal to 0"));
+        errs.push(FieldError::invalid(
+            "spec.replicas",
+            &json!(replicas),
+            "must be greater than or equal to 0",
+        ));
     }
     let selector = spec.get("selector").filter(|s| !s.is_null());
     match selector {
         None => errs.push(FieldError::required("spec.selector", "")),
         Some(s) => {
-            let empty = |f: &str| s.get(f).is_none_or(|v| v.as_object().is_some_and(Map::is_empty) || v.as_array().is_some_and(Vec::is_empty) || v.is_null());
+            let empty = |f: &str| {
+                s.get(f).is_none_or(|v| {
+                    v.as_object().is_some_and(Map::is_empty)
+                        || v.as_array().is_some_and(Vec::is_empty)
+                        || v.is_null()
+                })
+            };
             if empty("matchLabels") && empty("matchExpressions") {
-                errs.push(FieldError::invalid("spec.selector", s, "empty selector is invalid for deployment"));
+                errs.push(FieldError::invalid(
+                    "spec.selector",
+                    s,
+                    "empty selector is invalid for deployment",
+                ));
             }
         }
     }
@@ -636,7 +766,10 @@ fn validate_deployment(spec: &Value) -> Vec<FieldError> {
         && !parsed.is_empty()
         && !parsed.matches_object(template)
     {
-        let labels = template.pointer("/metadata/labels").cloned().unwrap_or(Value::Null);
+        let labels = template
+            .pointer("/metadata/labels")
+            .cloned()
+            .unwrap_or(Value::Null);
         errs.push(FieldError::invalid(
             "spec.template.metadata.labels",
             &labels,
@@ -648,19 +781,31 @@ fn validate_deployment(spec: &Value) -> Vec<FieldError> {
     if let Some(policy) = pod_spec.get("restartPolicy").and_then(Value::as_str)
         && policy != "Always"
     {
-        errs.push(FieldError::not_supported("spec.template.spec.restartPolicy", &json!(policy), &["Always"]));
+        errs.push(FieldError::not_supported(
+            "spec.template.spec.restartPolicy",
+            &json!(policy),
+            &["Always"],
+        ));
     }
     if let Some(t) = spec.pointer("/strategy/type").and_then(Value::as_str)
         && !["Recreate", "RollingUpdate"].contains(&t)
     {
-        errs.push(FieldError::not_supported("spec.strategy.type", &json!(t), &["Recreate", "RollingUpdate"]));
+        errs.push(FieldError::not_supported(
+            "spec.strategy.type",
+            &json!(t),
+            &["Recreate", "RollingUpdate"],
+        ));
     }
     errs
 }
 
 fn validate_pod_spec(pod_spec: &Value, base: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let containers = pod_spec.get("containers").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let containers = pod_spec
+        .get("containers")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     if containers.is_empty() {
         errs.push(FieldError::required(format!("{base}.containers"), ""));
     }
@@ -679,16 +824,31 @@ fn validate_pod_spec(pod_spec: &Value, base: &str) -> Vec<FieldError> {
             }
             names.push(name);
         }
-        if c.get("image").and_then(Value::as_str).unwrap_or("").trim().is_empty() {
+        if c.get("image")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim()
+            .is_empty()
+        {
             errs.push(FieldError::required(format!("{path}.image"), ""));
         }
         if let Some(policy) = c.get("imagePullPolicy").and_then(Value::as_str) {
             const POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
             if !POLICIES.contains(&policy) {
-                errs.push(FieldError::not_supported(format!("{path}.imagePullPolicy"), &json!(policy), POLICIES));
+                errs.push(FieldError::not_supported(
+                    format!("{path}.imagePullPolicy"),
+                    &json!(policy),
+                    POLICIES,
+                ));
             }
         }
-        for (j, port) in c.get("ports").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (j, port) in c
+            .get("ports")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let p = format!("{path}.ports[{j}]");
             match port.get("containerPort") {
                 None => errs.push(FieldError::required(format!("{p}.containerPort"), "")),
@@ -696,12 +856,21 @@ fn validate_pod_spec(pod_spec: &Value, base: &str) -> Vec<FieldError> {
             }
             validate_protocol(&format!("{p}.protocol"), port.get("protocol"), &mut errs);
         }
-        for (j, env) in c.get("env").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (j, env) in c
+            .get("env")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             if env.get("name").and_then(Value::as_str).unwrap_or("").is_empty() {
                 errs.push(FieldError::required(format!("{path}.env[{j}].name"), ""));
             }
         }
-        errs.extend(validate_resources(c.get("resources"), &format!("{path}.resources")));
+        errs.extend(validate_resources(
+            c.get("resources"),
+            &format!("{path}.resources"),
+        ));
     }
     errs
 }
@@ -710,15 +879,21 @@ fn validate_pod_spec(pod_spec: &Value, base: &str) -> Vec<FieldError> {
 fn validate_resources(resources: Option<&Value>, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let (Some(requests), Some(limits)) = (
-        resources.and_then(|r| r.get("requests")).and_then(Value::as_object),
+        resources
+            .and_then(|r| r.get("requests"))
+            .and_then(Value::as_object),
         resources.and_then(|r| r.get("limits")).and_then(Value::as_object),
     ) else {
         return errs;
     };
     for (name, request) in requests {
-        let (Some(req), Some(limit)) = (request.as_str(), limits.get(name).and_then(Value::as_str)) else { continue };
-        if let (Some(r), Some(l)) = (crate::defaults::Quantity::parse(req), crate::defaults::Quantity::parse(limit))
-            && r > l
+        let (Some(req), Some(limit)) = (request.as_str(), limits.get(name).and_then(Value::as_str)) else {
+            continue;
+        };
+        if let (Some(r), Some(l)) = (
+            crate::defaults::Quantity::parse(req),
+            crate::defaults::Quantity::parse(limit),
+        ) && r > l
         {
             errs.push(FieldError::invalid(
                 format!("{path}.requests[{name}]"),
@@ -737,15 +912,27 @@ fn validate_hpa(spec: &Value) -> Vec<FieldError> {
     if let Some(min) = min
         && min < 1
     {
-        errs.push(FieldError::invalid("spec.minReplicas", &json!(min), "must be greater than or equal to 1"));
+        errs.push(FieldError::invalid(
+            "spec.minReplicas",
+            &json!(min),
+            "must be greater than or equal to 1",
+        ));
     }
     if max < 1 {
-        errs.push(FieldError::invalid("spec.maxReplicas", &json!(max), "must be greater than 0"));
+        errs.push(FieldError::invalid(
+            "spec.maxReplicas",
+            &json!(max),
+            "must be greater than 0",
+        ));
     }
     if let Some(min) = min
         && max < min
     {
-        errs.push(FieldError::invalid("spec.maxReplicas", &json!(max), "must be greater than or equal to `minReplicas`"));
+        errs.push(FieldError::invalid(
+            "spec.maxReplicas",
+            &json!(max),
+            "must be greater than or equal to `minReplicas`",
+        ));
     }
     for field in ["kind", "name"] {
         if str_at(spec, &format!("/scaleTargetRef/{field}")).is_empty() {
@@ -758,17 +945,39 @@ fn validate_hpa(spec: &Value) -> Vec<FieldError> {
 fn validate_network_policy(spec: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for direction in ["ingress", "egress"] {
-        for (i, rule) in spec.get(direction).and_then(Value::as_array).into_iter().flatten().enumerate() {
-            for (j, port) in rule.get("ports").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (i, rule) in spec
+            .get(direction)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            for (j, port) in rule
+                .get("ports")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
                 let path = format!("spec.{direction}[{i}].ports[{j}]");
                 validate_port_number(&format!("{path}.port"), port.get("port"), &mut errs);
                 validate_protocol(&format!("{path}.protocol"), port.get("protocol"), &mut errs);
             }
         }
     }
-    for (i, t) in spec.get("policyTypes").and_then(Value::as_array).into_iter().flatten().enumerate() {
+    for (i, t) in spec
+        .get("policyTypes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         if !matches!(t.as_str(), Some("Ingress" | "Egress")) {
-            errs.push(FieldError::not_supported(format!("spec.policyTypes[{i}]"), t, &["Ingress", "Egress"]));
+            errs.push(FieldError::not_supported(
+                format!("spec.policyTypes[{i}]"),
+                t,
+                &["Ingress", "Egress"],
+            ));
         }
     }
     errs
@@ -777,11 +986,21 @@ fn validate_network_policy(spec: &Value) -> Vec<FieldError> {
 fn validate_lease(spec: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for field in ["leaseDurationSeconds", "leaseTransitions"] {
-        let Some(v) = spec.get(field).and_then(Value::as_i64) else { continue };
+        let Some(v) = spec.get(field).and_then(Value::as_i64) else {
+            continue;
+        };
         if field == "leaseDurationSeconds" && v <= 0 {
-            errs.push(FieldError::invalid(format!("spec.{field}"), &json!(v), "must be greater than 0"));
+            errs.push(FieldError::invalid(
+                format!("spec.{field}"),
+                &json!(v),
+                "must be greater than 0",
+            ));
         } else if v < 0 {
-            errs.push(FieldError::invalid(format!("spec.{field}"), &json!(v), "must be greater than or equal to 0"));
+            errs.push(FieldError::invalid(
+                format!("spec.{field}"),
+                &json!(v),
+                "must be greater than or equal to 0",
+            ));
         }
     }
     errs
@@ -789,12 +1008,31 @@ fn validate_lease(spec: &Value) -> Vec<FieldError> {
 
 fn validate_rules(object: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    for (i, rule) in object.get("rules").and_then(Value::as_array).into_iter().flatten().enumerate() {
-        if rule.get("verbs").and_then(Value::as_array).is_none_or(Vec::is_empty) {
-            errs.push(FieldError::required(format!("rules[{i}].verbs"), "verbs must contain at least one value"));
+    for (i, rule) in object
+        .get("rules")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if rule
+            .get("verbs")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty)
+        {
+            errs.push(FieldError::required(
+                format!("rules[{i}].verbs"),
+                "verbs must contain at least one value",
+            ));
         }
-        let urls = rule.get("nonResourceURLs").and_then(Value::as_array).is_some_and(|u| !u.is_empty());
-        let resources = rule.get("resources").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
+        let urls = rule
+            .get("nonResourceURLs")
+            .and_then(Value::as_array)
+            .is_some_and(|u| !u.is_empty());
+        let resources = rule
+            .get("resources")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty());
         if urls && resources {
             errs.push(FieldError::invalid(
                 format!("rules[{i}].nonResourceURLs"),
@@ -802,7 +1040,13 @@ fn validate_rules(object: &Value) -> Vec<FieldError> {
                 "rules cannot apply to both regular resources and non-resource URLs",
             ));
         }
-        if !urls && rule.get("apiGroups").and_then(Value::as_array).is_none_or(Vec::is_empty) && resources {
+        if !urls
+            && rule
+                .get("apiGroups")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty)
+            && resources
+        {
             errs.push(FieldError::required(
                 format!("rules[{i}].apiGroups"),
                 "resource rules must supply at least one api group",
@@ -815,9 +1059,17 @@ fn validate_rules(object: &Value) -> Vec<FieldError> {
 fn validate_binding(kind: &str, object: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let role_kind = str_at(object, "/roleRef/kind");
-    let allowed: &[&str] = if kind == "RoleBinding" { &["Role", "ClusterRole"] } else { &["ClusterRole"] };
+    let allowed: &[&str] = if kind == "RoleBinding" {
+        &["Role", "ClusterRole"]
+    } else {
+        &["ClusterRole"]
+    };
     if !allowed.contains(&role_kind) {
-        errs.push(FieldError::not_supported("roleRef.kind", &json!(role_kind), allowed));
+        errs.push(FieldError::not_supported(
+            "roleRef.kind",
+            &json!(role_kind),
+            allowed,
+        ));
     }
     if str_at(object, "/roleRef/apiGroup") != "rbac.authorization.k8s.io" {
         errs.push(FieldError::not_supported(
@@ -829,7 +1081,13 @@ fn validate_binding(kind: &str, object: &Value) -> Vec<FieldError> {
     if str_at(object, "/roleRef/name").is_empty() {
         errs.push(FieldError::required("roleRef.name", ""));
     }
-    for (i, subject) in object.get("subjects").and_then(Value::as_array).into_iter().flatten().enumerate() {
+    for (i, subject) in object
+        .get("subjects")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let path = format!("subjects[{i}]");
         if str_at(subject, "/name").is_empty() {
             errs.push(FieldError::required(format!("{path}.name"), ""));
@@ -863,9 +1121,16 @@ mod tests {
         crate::defaults::apply_defaults(&kind, &mut body);
         let expected = &s["response"]["body"];
         let group = expected["details"]["group"].as_str().unwrap_or("");
-        let name = body.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let name = body
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let errors = validate(&kind, &body, old);
-        assert_eq!(&invalid_status(&kind, group, name, &errors), expected, "{file} step {index}");
+        assert_eq!(
+            &invalid_status(&kind, group, name, &errors),
+            expected,
+            "{file} step {index}"
+        );
     }
 
     #[test]
@@ -904,7 +1169,10 @@ mod tests {
     #[test]
     fn immutable_secret_updates() {
         let stored = step("06-secret.json", 5)["response"]["body"].clone();
-        for (index, patch) in [(6, json!({"data": {"k": "djI="}})), (7, json!({"immutable": false}))] {
+        for (index, patch) in [
+            (6, json!({"data": {"k": "djI="}})),
+            (7, json!({"immutable": false})),
+        ] {
             let patched = crate::patch::merge_patch(&stored, &patch);
             let errors = validate("Secret", &patched, Some(&stored));
             let expected = &step("06-secret.json", index)["response"]["body"];
@@ -920,13 +1188,23 @@ mod tests {
         let mut body = step("07-service.json", 8)["body"].clone();
         crate::defaults::apply_defaults("Service", &mut body);
         let errors = validate("Service", &body, Some(&stored));
-        let mut expected = step("07-service.json", 8)["response"]["body"].clone();
+        let expected = step("07-service.json", 8)["response"]["body"].clone();
         assert_eq!(invalid_status("Service", "", "web", &errors), expected);
         // A PUT without clusterIP (the server keeps the allocated one) is fine.
         let mut kept = step("07-service.json", 6)["body"].clone();
         crate::defaults::apply_defaults("Service", &mut kept);
         assert!(validate("Service", &kept, Some(&stored)).is_empty());
-        expected["code"] = json!(0);
+    }
+
+    /// Bad query options are reported on the options kind with an empty name.
+    #[test]
+    fn option_errors() {
+        let required = FieldError::required("fieldManager", "is required for apply patch");
+        let body = invalid_status("PatchOptions", "meta.k8s.io", "", &[required]);
+        assert_eq!(body, step("12-server-side-apply.json", 7)["response"]["body"]);
+        let dry_run = FieldError::not_supported("dryRun", &json!(["Maybe"]), &["All"]);
+        let body = invalid_status("CreateOptions", "meta.k8s.io", "", &[dry_run]);
+        assert_eq!(body, step("13-dry-run.json", 7)["response"]["body"]);
     }
 
     #[test]
@@ -941,22 +1219,38 @@ mod tests {
 
     #[test]
     fn other_messages() {
-        assert_eq!(
-            FieldError::not_supported("dryRun", &json!(["Maybe"]), &["All"]).message,
-            step("13-dry-run.json", 7)["response"]["body"]["details"]["causes"][0]["message"]
-        );
         assert_eq!(go_quote("a\"b\\\n"), "\"a\\\"b\\\\\\n\"");
         assert_eq!(dns1035_label_errors("1abc").len(), 1);
         assert_eq!(qualified_name_errors("example.com/app"), Vec::<String>::new());
-        assert_eq!(qualified_name_errors("/app"), vec!["prefix part must be non-empty".to_string()]);
-        assert_eq!(config_key_errors("..x"), vec!["must not start with '..'".to_string()]);
+        assert_eq!(
+            qualified_name_errors("/app"),
+            vec!["prefix part must be non-empty".to_string()]
+        );
+        assert_eq!(
+            config_key_errors("..x"),
+            vec!["must not start with '..'".to_string()]
+        );
+        let generated = json!({"metadata": {"generateName": "app-config-"}});
+        assert_eq!(
+            validate_metadata("ConfigMap", &generated).len(),
+            1,
+            "only the missing name"
+        );
+        let bad_prefix = json!({"metadata": {"generateName": "App-", "name": "app-x"}});
+        assert_eq!(
+            validate_metadata("ConfigMap", &bad_prefix)[0].field,
+            "metadata.generateName"
+        );
         let errs = validate(
             "Deployment",
             &json!({"metadata": {"name": "d"}, "spec": {"replicas": -1, "selector": {}, "template": {"spec": {}}}}),
             None,
         );
         let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, ["spec.replicas", "spec.selector", "spec.template.spec.containers"]);
+        assert_eq!(
+            fields,
+            ["spec.replicas", "spec.selector", "spec.template.spec.containers"]
+        );
         let requests = json!({"requests": {"cpu": "2"}, "limits": {"cpu": "1500m"}});
         assert_eq!(
             validate_resources(Some(&requests), "r")[0].to_string(),

@@ -6,9 +6,9 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hyper::body::Frame;
 use http_body_util::StreamBody;
 use http_body_util::combinators::UnsyncBoxBody;
+use hyper::body::Frame;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -75,7 +75,10 @@ pub fn serve(call: &Call) -> Result<Reply, ApiError> {
     };
     let from: Option<u64> = match q.get("resourceVersion") {
         None | Some("" | "0") => None,
-        Some(rv) => Some(rv.parse().map_err(|_| status::bad_request(&format!("invalid resource version: {rv}")))?),
+        Some(rv) => Some(
+            rv.parse()
+                .map_err(|_| status::bad_request(&format!("invalid resource version: {rv}")))?,
+        ),
     };
     let store = call.st.store();
     let mut pending = VecDeque::new();
@@ -91,7 +94,12 @@ pub fn serve(call: &Call) -> Result<Reply, ApiError> {
         Some(rv) => {
             let (past, rx) = store.watch_from(rv);
             let past = past.ok_or_else(|| {
-                status::failure(410, "Expired", &format!("too old resource version: {rv} ({})", store.current_rv()), None)
+                status::failure(
+                    410,
+                    "Expired",
+                    &format!("too old resource version: {rv} ({})", store.current_rv()),
+                    None,
+                )
             })?;
             for e in past.iter().filter(|e| filter.accepts(e)) {
                 pending.push_back(filter.line(e.kind, &e.object));
@@ -100,7 +108,12 @@ pub fn serve(call: &Call) -> Result<Reply, ApiError> {
         }
     };
     drop(store);
-    let state = WatchState { pending, rx, deadline: Instant::now() + timeout, filter };
+    let state = WatchState {
+        pending,
+        rx,
+        deadline: Instant::now() + timeout,
+        filter,
+    };
     let stream = futures::stream::unfold(state, |mut s| async move {
         if let Some(line) = s.pending.pop_front() {
             return Some((Ok::<_, Infallible>(Frame::data(line)), s));

@@ -36,7 +36,10 @@ fn allowlist() -> HashMap<(String, usize), String> {
         .map(|l| {
             let mut parts = l.splitn(3, ' ');
             let file = parts.next().unwrap_or_default().to_string();
-            let step = parts.next().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("bad allowlist line {l:?}"));
+            let step = parts
+                .next()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("bad allowlist line {l:?}"));
             let reason = parts.next().unwrap_or_default().trim().to_string();
             assert!(!reason.is_empty(), "allowlist line without a reason: {l:?}");
             ((file, step), reason)
@@ -75,7 +78,11 @@ impl Norm {
         let mut out = String::new();
         let mut i = 0;
         while i < s.len() {
-            if i + 36 <= s.len() && s.is_char_boundary(i + 36) && is_uuid(&s[i..i + 36]) && s[i..i + 36] != *"00000000-0000-0000-0000-000000000000" {
+            if i + 36 <= s.len()
+                && s.is_char_boundary(i + 36)
+                && is_uuid(&s[i..i + 36])
+                && s[i..i + 36] != *"00000000-0000-0000-0000-000000000000"
+            {
                 out.push_str(&number(&mut self.uids, "uid", &s[i..i + 36]));
                 i += 36;
             } else {
@@ -92,7 +99,10 @@ impl Norm {
         // "... ResourceVersion in record (458) ..." embeds the stored resourceVersion.
         match s.split_once("ResourceVersion in record (") {
             Some((head, tail)) => match tail.split_once(')') {
-                Some((rv, rest)) => format!("{head}ResourceVersion in record ({}){rest}", number(&mut self.rvs, "rv", rv)),
+                Some((rv, rest)) => format!(
+                    "{head}ResourceVersion in record ({}){rest}",
+                    number(&mut self.rvs, "rv", rv)
+                ),
                 None => s,
             },
             None => s,
@@ -107,7 +117,11 @@ impl Norm {
         match decoded {
             Some(v) => {
                 let rv = number(&mut self.rvs, "rv", &v["rv"].to_string());
-                format!("continue(v={},rv={rv},start={:?})", v["v"], v["start"].as_str().unwrap_or(""))
+                format!(
+                    "continue(v={},rv={rv},start={:?})",
+                    v["v"],
+                    v["start"].as_str().unwrap_or("")
+                )
             }
             None => format!("undecodable continue token {token}"),
         }
@@ -125,7 +139,10 @@ impl Norm {
                     out.sort_by_key(Value::to_string);
                 }
                 if matches!(key, "clusterIPs") {
-                    out = items.iter().map(|i| json!(number(&mut self.ips, "ip", i.as_str().unwrap_or("")))).collect();
+                    out = items
+                        .iter()
+                        .map(|i| json!(number(&mut self.ips, "ip", i.as_str().unwrap_or(""))))
+                        .collect();
                 }
                 Value::Array(out)
             }
@@ -145,9 +162,16 @@ impl Norm {
             "token" if s.starts_with("eyJ") => "<jwt>".into(),
             "serverAddress" => "<address>".into(),
             "ca.crt" if s.starts_with("-----BEGIN CERTIFICATE-----") => "<ca.crt>".into(),
-            "name" if parent.get("generateName").and_then(Value::as_str).is_some_and(|p| {
-                s.strip_prefix(p).is_some_and(|sfx| sfx.len() == 5 && sfx.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
-            }) =>
+            "name"
+                if parent
+                    .get("generateName")
+                    .and_then(Value::as_str)
+                    .is_some_and(|p| {
+                        s.strip_prefix(p).is_some_and(|sfx| {
+                            sfx.len() == 5
+                                && sfx.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+                        })
+                    }) =>
             {
                 format!("{}<suffix>", parent["generateName"].as_str().unwrap_or(""))
             }
@@ -165,16 +189,24 @@ impl Norm {
             out.insert(k.clone(), self.value(&m[k], k, m));
         }
         // A 422 listing several causes orders them like Go map iteration: sort the message list.
-        if let (Some(msg), Some(causes)) = (out.get("message").and_then(Value::as_str), m.get("details").and_then(|d| d["causes"].as_array())) {
-            if let Some((head, _)) = msg.split_once("is invalid: [") {
-                let mut parts: Vec<String> = causes
-                    .iter()
-                    .map(|c| format!("{}: {}", c["field"].as_str().unwrap_or(""), c["message"].as_str().unwrap_or("")))
-                    .collect();
-                parts.sort();
-                let rebuilt = format!("{head}is invalid: [{}]", parts.join(", "));
-                out.insert("message".into(), json!(rebuilt));
-            }
+        if let (Some(msg), Some(causes)) = (
+            out.get("message").and_then(Value::as_str),
+            m.get("details").and_then(|d| d["causes"].as_array()),
+        ) && let Some((head, _)) = msg.split_once("is invalid: [")
+        {
+            let mut parts: Vec<String> = causes
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{}: {}",
+                        c["field"].as_str().unwrap_or(""),
+                        c["message"].as_str().unwrap_or("")
+                    )
+                })
+                .collect();
+            parts.sort();
+            let rebuilt = format!("{head}is invalid: [{}]", parts.join(", "));
+            out.insert("message".into(), json!(rebuilt));
         }
         Value::Object(out)
     }
@@ -183,7 +215,10 @@ impl Norm {
     fn body(&mut self, body: &Value, watch: bool) -> Value {
         match body {
             Value::String(s) if watch => {
-                let events: Vec<Value> = s.lines().map(|l| serde_json::from_str(l).unwrap_or(json!(l))).collect();
+                let events: Vec<Value> = s
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap_or(json!(l)))
+                    .collect();
                 let empty = Map::new();
                 self.value(&Value::Array(events), "", &empty)
             }
@@ -221,7 +256,11 @@ fn diff(expected: &Value, actual: &Value, path: &str, out: &mut Vec<String>) {
 
 fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() > 300 { format!("{}...", &s[..s.floor_char_boundary(300)]) } else { s }
+    if s.len() > 300 {
+        format!("{}...", &s[..s.floor_char_boundary(300)])
+    } else {
+        s
+    }
 }
 
 // ---------- replay ----------
@@ -238,10 +277,18 @@ fn pointer_set(doc: &mut Value, pointer: &str, value: Value) {
 }
 
 fn set_query(path: &str, name: &str, value: &str) -> String {
-    let Some((base, query)) = path.split_once('?') else { return format!("{path}?{name}={value}") };
+    let Some((base, query)) = path.split_once('?') else {
+        return format!("{path}?{name}={value}");
+    };
     let params: Vec<String> = query
         .split('&')
-        .map(|p| if p.split_once('=').is_some_and(|(k, _)| k == name) { format!("{name}={value}") } else { p.to_string() })
+        .map(|p| {
+            if p.split_once('=').is_some_and(|(k, _)| k == name) {
+                format!("{name}={value}")
+            } else {
+                p.to_string()
+            }
+        })
         .collect();
     format!("{base}?{}", params.join("&"))
 }
@@ -254,21 +301,42 @@ struct Outcome {
 }
 
 async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcome {
-    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
-    let doc: Value = serde_json::from_slice(&std::fs::read(file).expect("transcript readable")).expect("transcript is JSON");
-    let server = TestServer::start(Options { rollout: Rollout::Off, ..Default::default() });
-    let mut client = Client::connect(server.url(), server.ca_pem()).await.expect("connect to the test server");
+    let stem = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
+    let doc: Value = serde_json::from_slice(&std::fs::read(file).expect("transcript readable"))
+        .expect("transcript is JSON");
+    let server = TestServer::start(Options {
+        rollout: Rollout::Off,
+        ..Default::default()
+    });
+    let mut client = Client::connect(server.url(), server.ca_pem())
+        .await
+        .expect("connect to the test server");
     let mut ours: Vec<Value> = Vec::new();
     let (mut exp_norm, mut act_norm) = (Norm::default(), Norm::default());
-    let mut outcome = Outcome { passed: 0, allowlisted: 0, failures: Vec::new(), stale: Vec::new() };
+    let mut outcome = Outcome {
+        passed: 0,
+        allowlisted: 0,
+        failures: Vec::new(),
+        stale: Vec::new(),
+    };
     let steps = doc["steps"].as_array().expect("steps");
     let mut deleted: Vec<String> = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         let mut path = step["path"].as_str().expect("path").to_string();
         let mut body = step["body"].clone();
         for r in step["refs"].as_array().into_iter().flatten() {
-            let from = r["from"].as_str().unwrap_or("").trim_start_matches("response.body:");
-            let value = ours[r["from_step"].as_u64().unwrap_or(0) as usize].pointer(from).cloned().unwrap_or(Value::Null);
+            let from = r["from"]
+                .as_str()
+                .unwrap_or("")
+                .trim_start_matches("response.body:");
+            let value = ours[r["from_step"].as_u64().unwrap_or(0) as usize]
+                .pointer(from)
+                .cloned()
+                .unwrap_or(Value::Null);
             let to = r["to"].as_str().unwrap_or("");
             if let Some(ptr) = to.strip_prefix("body:") {
                 pointer_set(&mut body, ptr, value);
@@ -290,7 +358,13 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
         };
         let method = step["method"].as_str().unwrap_or("GET");
         let resp: ClientResponse = client
-            .request(method, &path, &header_refs, token(step["identity"].as_str().unwrap_or("")), bytes)
+            .request(
+                method,
+                &path,
+                &header_refs,
+                token(step["identity"].as_str().unwrap_or("")),
+                bytes,
+            )
             .await
             .expect("request answered");
         let expected = &step["response"];
@@ -304,15 +378,21 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
 
         let mut problems = Vec::new();
         if expected["status"].as_u64() != Some(u64::from(resp.status)) {
-            problems.push(format!("status: expected {} got {}", expected["status"], resp.status));
+            problems.push(format!(
+                "status: expected {} got {}",
+                expected["status"], resp.status
+            ));
         }
         if expected["content_type"].as_str() != Some(resp.content_type.as_str()) {
-            problems.push(format!("content-type: expected {} got {:?}", expected["content_type"], resp.content_type));
+            problems.push(format!(
+                "content-type: expected {} got {:?}",
+                expected["content_type"], resp.content_type
+            ));
         }
-        if let Some(w) = expected["warnings"].as_str() {
-            if resp.warnings.join(", ") != w {
-                problems.push(format!("warnings: expected {w:?} got {:?}", resp.warnings));
-            }
+        if let Some(w) = expected["warnings"].as_str()
+            && resp.warnings.join(", ") != w
+        {
+            problems.push(format!("warnings: expected {w:?} got {:?}", resp.warnings));
         }
         let e = exp_norm.body(&expected["body"], watch);
         let a = act_norm.body(&actual_body, watch);
@@ -326,7 +406,10 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
                 outcome.stale.push(format!("{stem} {i}: allowlisted but passes"));
             }
             (false, Some(_)) => outcome.allowlisted += 1,
-            (false, None) => outcome.failures.push(format!("{stem} step {i} ({method} {path}):\n    {}", problems.join("\n    "))),
+            (false, None) => outcome.failures.push(format!(
+                "{stem} step {i} ({method} {path}):\n    {}",
+                problems.join("\n    ")
+            )),
         }
 
         // What the recorder did between steps without recording it: after a namespace DELETE
@@ -335,7 +418,9 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
         if resp.status == 200 && method == "DELETE" {
             let item = path.split('?').next().unwrap_or(&path).to_string();
             let namespace_delete = item.starts_with("/api/v1/namespaces/") && item.matches('/').count() == 4;
-            let later_use = steps[i + 1..].iter().any(|s| s["path"].as_str().is_some_and(|p| p.starts_with(&item)));
+            let later_use = steps[i + 1..]
+                .iter()
+                .any(|s| s["path"].as_str().is_some_and(|p| p.starts_with(&item)));
             if namespace_delete && !later_use {
                 wait_gone(&mut client, &item).await;
             }
@@ -343,7 +428,10 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
         }
         if let Some(next) = steps.get(i + 1) {
             let next_path = next["path"].as_str().unwrap_or("");
-            if next["method"] == "GET" && next["response"]["status"] == 404 && deleted.iter().any(|d| d == next_path) {
+            if next["method"] == "GET"
+                && next["response"]["status"] == 404
+                && deleted.iter().any(|d| d == next_path)
+            {
                 wait_gone(&mut client, next_path).await;
             }
         }
@@ -355,7 +443,10 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
 async fn wait_gone(client: &mut Client, path: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
-        let r = client.request("GET", path, &[], token("admin"), None).await.expect("poll answered");
+        let r = client
+            .request("GET", path, &[], token("admin"), None)
+            .await
+            .expect("poll answered");
         if r.status == 404 {
             return;
         }
@@ -374,7 +465,10 @@ async fn transcripts_replay_like_the_real_apiserver() {
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no transcripts in {GOLDEN}");
-    let known: BTreeSet<String> = files.iter().filter_map(|f| f.file_stem()?.to_str().map(String::from)).collect();
+    let known: BTreeSet<String> = files
+        .iter()
+        .filter_map(|f| f.file_stem()?.to_str().map(String::from))
+        .collect();
     for (file, _) in allow.keys() {
         assert!(known.contains(file), "allowlist names unknown transcript {file}");
     }
@@ -382,11 +476,21 @@ async fn transcripts_replay_like_the_real_apiserver() {
     for file in &files {
         let o = replay(file, &allow).await;
         let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-        println!("{stem}: {} passed, {} allowlisted, {} failed", o.passed, o.allowlisted, o.failures.len());
+        println!(
+            "{stem}: {} passed, {} allowlisted, {} failed",
+            o.passed,
+            o.allowlisted,
+            o.failures.len()
+        );
         for s in &o.stale {
             println!("  note: {s}");
         }
         failures.extend(o.failures);
     }
-    assert!(failures.is_empty(), "{} unlisted differences:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} unlisted differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

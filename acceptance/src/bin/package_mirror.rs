@@ -12,9 +12,17 @@ fn main() -> ExitCode {
         Ok(()) => {
             println!("mirror: {}", dist.join("mirror").display());
             for type_name in mirror::PROVIDER_TYPES {
-                println!("  {}/{}/{type_name} {}", mirror::HOST, mirror::NAMESPACE, mirror::VERSION);
+                println!(
+                    "  {}/{}/{type_name} {}",
+                    mirror::HOST,
+                    mirror::NAMESPACE,
+                    mirror::VERSION
+                );
             }
-            println!("use it with: TF_CLI_CONFIG_FILE={} terraform init", paths::cli_config().display());
+            println!(
+                "use it with: TF_CLI_CONFIG_FILE={} terraform init",
+                paths::cli_config().display()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {

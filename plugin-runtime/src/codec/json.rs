@@ -51,7 +51,9 @@ impl Json {
             Json::Number(n) => serde_json::from_str(n).unwrap_or(J::Null),
             Json::String(s) => J::String(s.clone()),
             Json::Array(items) => J::Array(items.iter().map(Json::to_serde).collect()),
-            Json::Object(fields) => J::Object(fields.iter().map(|(k, v)| (k.clone(), v.to_serde())).collect()),
+            Json::Object(fields) => {
+                J::Object(fields.iter().map(|(k, v)| (k.clone(), v.to_serde())).collect())
+            }
         }
     }
 }
@@ -89,7 +91,10 @@ fn typed(json: &Json, ty: &Type) -> Result<Value, CodecError> {
                 .into());
             }
             let values = each_element(items.len(), |i| {
-                typed(&items[i], element_type(ty, i).expect("tuple length checked above"))
+                typed(
+                    &items[i],
+                    element_type(ty, i).expect("tuple length checked above"),
+                )
             })?;
             Ok(match ty {
                 Type::List(_) => Value::List(values),
@@ -297,7 +302,10 @@ impl Parser<'_> {
     }
 
     fn hex4(&mut self) -> Result<u32, CodecError> {
-        let digits = self.text.get(self.pos..self.pos + 4).ok_or(CodecErrorKind::Truncated)?;
+        let digits = self
+            .text
+            .get(self.pos..self.pos + 4)
+            .ok_or(CodecErrorKind::Truncated)?;
         let code = u32::from_str_radix(digits, 16).map_err(|_| self.error("invalid \\u escape"))?;
         self.pos += 4;
         Ok(code)

@@ -30,7 +30,7 @@ pub fn decode_dynamic_value(msgpack: &[u8], json: &[u8], ty: &Type) -> Result<Va
 }
 
 /// Deeper nesting than this is refused rather than risking the stack.
-const MAX_DEPTH: usize = 256;
+const MAX_DEPTH: usize = 128;
 
 /// A value that could not be decoded or encoded, and where in it.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -156,3 +156,6 @@ fn complete_object(
     }
     Value::Object(found)
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,9 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{
-    CodecError, CodecErrorKind, MAX_DEPTH, complete_object, each_element, element_type, wrong_type,
-};
+use super::{CodecError, CodecErrorKind, MAX_DEPTH, complete_object, each_element, element_type, wrong_type};
 use crate::diagnostics::PathStep;
 use crate::types::Type;
 use crate::value::{Number, Refinements, Value};
@@ -80,7 +78,10 @@ impl<'a> Reader<'a> {
     }
 
     fn uint(&mut self, width: usize) -> Result<u64, CodecErrorKind> {
-        Ok(self.take(width)?.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b)))
+        Ok(self
+            .take(width)?
+            .iter()
+            .fold(0u64, |acc, b| (acc << 8) | u64::from(*b)))
     }
 
     fn len(&mut self, width: usize) -> Result<usize, CodecErrorKind> {
@@ -330,7 +331,10 @@ fn write_value(out: &mut Vec<u8>, value: &Value, ty: &Type) -> Result<(), CodecE
         (Value::String(s), Type::String) => write_str(out, s),
         (Value::Number(n), Type::Number) => write_number(out, n),
         (Value::Bool(b), Type::Bool) => out.push(if *b { 0xc3 } else { 0xc2 }),
-        (Value::List(items) | Value::Set(items) | Value::Tuple(items), Type::List(_) | Type::Set(_) | Type::Tuple(_)) => {
+        (
+            Value::List(items) | Value::Set(items) | Value::Tuple(items),
+            Type::List(_) | Type::Set(_) | Type::Tuple(_),
+        ) => {
             if let Type::Tuple(elems) = ty
                 && elems.len() != items.len()
             {

@@ -62,8 +62,14 @@ impl Kind for ConfigMap {
     fn from_object(&self, object: &Json, prior: &Value) -> Value {
         Value::object([
             ("data", read_string_map(object.get("data"), prior, "data")),
-            ("binary_data", read_string_map(object.get("binaryData"), prior, "binary_data")),
-            ("immutable", Value::from(object.get("immutable").and_then(Json::as_bool))),
+            (
+                "binary_data",
+                read_string_map(object.get("binaryData"), prior, "binary_data"),
+            ),
+            (
+                "immutable",
+                Value::from(object.get("immutable").and_then(Json::as_bool)),
+            ),
         ])
     }
 }

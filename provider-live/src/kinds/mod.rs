@@ -4,9 +4,18 @@
 //! [`resources`] serves them all as typed resources.
 
 mod config_map;
+mod deployment;
+mod horizontal_pod_autoscaler_v2;
 mod namespace;
+mod network_policy;
+mod pod_spec;
 mod secret;
+mod service;
 mod service_account;
+mod spec_convert;
+mod spec_quantity;
+mod spec_selector;
+mod spec_wait;
 
 use std::sync::Arc;
 
@@ -23,6 +32,13 @@ pub fn resources(ctx: &Arc<Context>) -> Vec<Arc<dyn Resource>> {
         Arc::new(TypedResource::new(config_map::ConfigMap, ctx.clone())),
         Arc::new(TypedResource::new(secret::Secret, ctx.clone())),
         Arc::new(TypedResource::new(service_account::ServiceAccount, ctx.clone())),
+        Arc::new(TypedResource::new(service::Service, ctx.clone())),
+        Arc::new(TypedResource::new(deployment::Deployment, ctx.clone())),
+        Arc::new(TypedResource::new(
+            horizontal_pod_autoscaler_v2::HorizontalPodAutoscalerV2,
+            ctx.clone(),
+        )),
+        Arc::new(TypedResource::new(network_policy::NetworkPolicy, ctx.clone())),
     ]
 }
 
@@ -38,7 +54,10 @@ pub(crate) fn read_string_map(live: Option<&Json>, prior_resource: &Value, attri
         None if matches!(prior, Value::Map(m) if m.is_empty()) => prior.clone(),
         None => Value::Null,
         Some(_) if !prior_resource.is_null() && prior.is_null() => Value::Null,
-        Some(m) => Value::string_map(m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))),
+        Some(m) => Value::string_map(
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))),
+        ),
     }
 }
 
@@ -46,7 +65,10 @@ pub(crate) fn read_string_map(live: Option<&Json>, prior_resource: &Value, attri
 pub(crate) fn write_string_map(value: &Value) -> Option<Json> {
     let entries = value.entries()?;
     Some(Json::Object(
-        entries.iter().filter_map(|(k, v)| Some((k.clone(), Json::from(v.as_str()?)))).collect(),
+        entries
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), Json::from(v.as_str()?))))
+            .collect(),
     ))
 }
 
@@ -59,12 +81,24 @@ mod tests {
     fn string_maps_show_drift_only_where_the_user_manages_them() {
         let prior = Value::object([("data", Value::string_map([("a", "1")])), ("other", Value::Null)]);
         let live = json!({"a": "2", "b": "3"});
-        assert_eq!(read_string_map(Some(&live), &prior, "data"), Value::string_map([("a", "2"), ("b", "3")]));
+        assert_eq!(
+            read_string_map(Some(&live), &prior, "data"),
+            Value::string_map([("a", "2"), ("b", "3")])
+        );
         assert_eq!(read_string_map(Some(&live), &prior, "other"), Value::Null);
-        assert_eq!(read_string_map(Some(&live), &Value::Null, "other"), Value::string_map([("a", "2"), ("b", "3")]));
+        assert_eq!(
+            read_string_map(Some(&live), &Value::Null, "other"),
+            Value::string_map([("a", "2"), ("b", "3")])
+        );
         let empty = Value::object([("data", Value::Map(Default::default()))]);
-        assert_eq!(read_string_map(None, &empty, "data"), Value::Map(Default::default()));
-        assert_eq!(write_string_map(&Value::string_map([("k", "v")])), Some(json!({"k": "v"})));
+        assert_eq!(
+            read_string_map(None, &empty, "data"),
+            Value::Map(Default::default())
+        );
+        assert_eq!(
+            write_string_map(&Value::string_map([("k", "v")])),
+            Some(json!({"k": "v"}))
+        );
         assert_eq!(write_string_map(&Value::Null), None);
     }
 }

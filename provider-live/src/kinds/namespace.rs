@@ -50,22 +50,36 @@ impl Kind for Namespace {
 
     fn from_object(&self, _object: &Json, prior: &Value) -> Value {
         Value::object([
-            ("wait_for_default_service_account", prior.get("wait_for_default_service_account").clone()),
+            (
+                "wait_for_default_service_account",
+                prior.get("wait_for_default_service_account").clone(),
+            ),
             ("timeouts", prior.get("timeouts").clone()),
         ])
     }
 
-    async fn wait_ready(&self, client: &kube::Client, object: &Json, planned: &Value) -> Result<(), Diagnostic> {
+    async fn wait_ready(
+        &self,
+        client: &kube::Client,
+        object: &Json,
+        planned: &Value,
+    ) -> Result<(), Diagnostic> {
         if planned.get("wait_for_default_service_account").as_bool() != Some(true) {
             return Ok(());
         }
-        let namespace = object.pointer("/metadata/name").and_then(Json::as_str).unwrap_or_default();
+        let namespace = object
+            .pointer("/metadata/name")
+            .and_then(Json::as_str)
+            .unwrap_or_default();
         let target = Target {
             resource: api_resource(super::service_account::info()),
             namespace: Some(namespace.to_string()),
             name: "default".into(),
         };
-        objects::wait_until(client, &target, SERVICE_ACCOUNT_WAIT, "be created", |sa| sa.is_some()).await?;
+        objects::wait_until(client, &target, SERVICE_ACCOUNT_WAIT, "be created", |sa| {
+            sa.is_some()
+        })
+        .await?;
         Ok(())
     }
 

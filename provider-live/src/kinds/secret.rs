@@ -76,12 +76,19 @@ impl Kind for Secret {
             let path = AttributePath::root("binary_data").key(k);
             if data.contains_key(k) {
                 errors.push(
-                    Diagnostic::error("Duplicate secret key", format!("{k:?} is set in both data and binary_data."))
-                        .at(path),
+                    Diagnostic::error(
+                        "Duplicate secret key",
+                        format!("{k:?} is set in both data and binary_data."),
+                    )
+                    .at(path),
                 );
             } else if STANDARD.decode(text).is_err() {
                 errors.push(
-                    Diagnostic::error("Invalid base64", format!("The value of {k:?} is not base64 text.")).at(path),
+                    Diagnostic::error(
+                        "Invalid base64",
+                        format!("The value of {k:?} is not base64 text."),
+                    )
+                    .at(path),
                 );
             } else {
                 data.insert(k.clone(), Json::from(text));
@@ -109,7 +116,10 @@ impl Kind for Secret {
         let (mut text, mut binary) = (Map::new(), Map::new());
         for (k, v) in object.get("data").and_then(Json::as_object).into_iter().flatten() {
             let Some(encoded) = v.as_str() else { continue };
-            let decoded = STANDARD.decode(encoded).ok().and_then(|b| String::from_utf8(b).ok());
+            let decoded = STANDARD
+                .decode(encoded)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok());
             match decoded {
                 Some(plain) if !binary_keys.contains_key(k) => text.insert(k.clone(), Json::from(plain)),
                 _ => binary.insert(k.clone(), Json::from(encoded)),
@@ -117,27 +127,58 @@ impl Kind for Secret {
         }
         Value::object([
             ("data", read_string_map(Some(&Json::Object(text)), prior, "data")),
-            ("binary_data", read_string_map(Some(&Json::Object(binary)), prior, "binary_data")),
-            ("immutable", Value::from(object.get("immutable").and_then(Json::as_bool))),
-            ("type", Value::from(object.get("type").and_then(Json::as_str).map(str::to_string))),
-            ("wait_for_service_account_token", prior.get("wait_for_service_account_token").clone()),
+            (
+                "binary_data",
+                read_string_map(Some(&Json::Object(binary)), prior, "binary_data"),
+            ),
+            (
+                "immutable",
+                Value::from(object.get("immutable").and_then(Json::as_bool)),
+            ),
+            (
+                "type",
+                Value::from(object.get("type").and_then(Json::as_str).map(str::to_string)),
+            ),
+            (
+                "wait_for_service_account_token",
+                prior.get("wait_for_service_account_token").clone(),
+            ),
             ("timeouts", prior.get("timeouts").clone()),
         ])
     }
 
-    async fn wait_ready(&self, client: &kube::Client, object: &Json, planned: &Value) -> Result<(), Diagnostic> {
+    async fn wait_ready(
+        &self,
+        client: &kube::Client,
+        object: &Json,
+        planned: &Value,
+    ) -> Result<(), Diagnostic> {
         let is_token = object.get("type").and_then(Json::as_str) == Some(TOKEN_TYPE);
         if !is_token || planned.get("wait_for_service_account_token").as_bool() == Some(false) {
             return Ok(());
         }
         let target = Target {
             resource: api_resource(&INFO),
-            namespace: object.pointer("/metadata/namespace").and_then(Json::as_str).map(str::to_string),
-            name: object.pointer("/metadata/name").and_then(Json::as_str).unwrap_or_default().to_string(),
+            namespace: object
+                .pointer("/metadata/namespace")
+                .and_then(Json::as_str)
+                .map(str::to_string),
+            name: object
+                .pointer("/metadata/name")
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_string(),
         };
         let timeout = timeouts::of(planned, "create", DEFAULT_CREATE_TIMEOUT);
         let has_token = |s: Option<&Json>| s.and_then(|s| s.pointer("/data/token")).is_some();
-        objects::wait_until(client, &target, timeout, "receive its service account token", has_token).await?;
+        objects::wait_until(
+            client,
+            &target,
+            timeout,
+            "receive its service account token",
+            has_token,
+        )
+        .await?;
         Ok(())
     }
 }
@@ -160,9 +201,15 @@ mod tests {
 
     #[test]
     fn data_is_encoded_and_read_back_as_text() {
-        let v = value(Value::string_map([("user", "admin")]), Value::string_map([("bin", "AAE=")]));
+        let v = value(
+            Value::string_map([("user", "admin")]),
+            Value::string_map([("bin", "AAE=")]),
+        );
         let object = Json::Object(Secret.to_object(&v).unwrap());
-        assert_eq!(object, json!({"data": {"user": "YWRtaW4=", "bin": "AAE="}, "type": "Opaque"}));
+        assert_eq!(
+            object,
+            json!({"data": {"user": "YWRtaW4=", "bin": "AAE="}, "type": "Opaque"})
+        );
         assert_eq!(Secret.from_object(&object, &v), v);
     }
 
@@ -178,6 +225,9 @@ mod tests {
     fn bad_binary_data_is_an_error_at_its_key() {
         let v = value(Value::Null, Value::string_map([("bin", "not base64!")]));
         let err = Secret.to_object(&v).unwrap_err();
-        assert_eq!(err.0[0].attribute.as_ref().unwrap().to_string(), "binary_data[\"bin\"]");
+        assert_eq!(
+            err.0[0].attribute.as_ref().unwrap().to_string(),
+            "binary_data[\"bin\"]"
+        );
     }
 }

@@ -82,7 +82,12 @@ impl Kind for ServiceAccount {
         for (attribute, field) in REFERENCES {
             // References other tools added do not show where the user configures none.
             let managed = prior.is_null() || !prior.get(attribute).elements().is_empty();
-            let names = object.get(field).and_then(Json::as_array).filter(|_| managed).into_iter().flatten();
+            let names = object
+                .get(field)
+                .and_then(Json::as_array)
+                .filter(|_| managed)
+                .into_iter()
+                .flatten();
             let refs = names
                 .filter_map(|r| r.get("name").and_then(Json::as_str))
                 .map(|name| Value::object([("name", Value::string(name))]))
@@ -102,11 +107,17 @@ mod tests {
     fn references_round_trip() {
         let v = Value::object([
             ("automount_service_account_token", Value::Bool(false)),
-            ("image_pull_secret", Value::Set(vec![Value::object([("name", Value::string("regcred"))])])),
+            (
+                "image_pull_secret",
+                Value::Set(vec![Value::object([("name", Value::string("regcred"))])]),
+            ),
             ("secret", Value::Set(vec![])),
         ]);
         let object = Json::Object(ServiceAccount.to_object(&v).unwrap());
-        assert_eq!(object, json!({"automountServiceAccountToken": false, "imagePullSecrets": [{"name": "regcred"}]}));
+        assert_eq!(
+            object,
+            json!({"automountServiceAccountToken": false, "imagePullSecrets": [{"name": "regcred"}]})
+        );
         assert_eq!(ServiceAccount.from_object(&object, &v), v);
     }
 }

@@ -178,8 +178,8 @@ pub enum BadValue {
     NotQuantity(String),
     #[error("{0:?} is not an octal file mode (like \"0644\")")]
     NotFileMode(String),
-    #[error("expected {expected}, got {got:?}")]
-    WrongType { expected: &'static str, got: Value },
+    #[error("expected {0}")]
+    WrongType(&'static str),
 }
 
 /// A [`BadValue`] at an attribute path.
@@ -274,10 +274,7 @@ fn write_field(shape: Shape, value: &Value, path: &AttributePath) -> Result<Opti
 }
 
 fn write_scalar(scalar: Scalar, value: &Value) -> Result<Json, BadValue> {
-    let wrong = |expected| BadValue::WrongType {
-        expected,
-        got: value.clone(),
-    };
+    let wrong = BadValue::WrongType;
     match scalar {
         Scalar::Bool => value.as_bool().map(Json::Bool).ok_or_else(|| wrong("a bool")),
         Scalar::Int => match value {

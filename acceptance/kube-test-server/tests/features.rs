@@ -1,0 +1,268 @@
+//! The test server's own features beyond the transcripts: the Deployment rollout modes,
+//! injected faults, request counters, runtime users, `--state` persistence, watches from
+//! "now", and the kubeconfig it writes.
+
+use std::time::{Duration, Instant};
+
+use kube_test_server::client::{Client, ClientResponse};
+use kube_test_server::{Options, Rollout, TestServer};
+use serde_json::{Value, json};
+
+const ADMIN: &str = "admin-token-0123456789abcdef";
+
+async fn call(c: &mut Client, method: &str, path: &str, token: &str, body: Option<Value>) -> ClientResponse {
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json"),
+    ];
+    c.request(
+        method,
+        path,
+        &headers,
+        Some(token),
+        body.map(|b| b.to_string().into_bytes()),
+    )
+    .await
+    .expect("request answered")
+}
+
+async fn connect(server: &TestServer) -> Client {
+    Client::connect(server.url(), server.ca_pem())
+        .await
+        .expect("connects")
+}
+
+fn deployment(name: &str, replicas: i64) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}},
+        },
+    })
+}
+
+async fn wait_status(c: &mut Client, path: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let d = call(c, "GET", path, ADMIN, None)
+            .await
+            .json()
+            .expect("deployment JSON");
+        if d["status"].get("observedGeneration").is_some() || Instant::now() > deadline {
+            return d["status"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deployments_roll_out_ready_or_never_ready() {
+    let server = TestServer::start(Options::default());
+    let mut c = connect(&server).await;
+    let base = "/apis/apps/v1/namespaces/default/deployments";
+    assert_eq!(
+        call(&mut c, "POST", base, ADMIN, Some(deployment("ready", 3)))
+            .await
+            .status,
+        201
+    );
+    let status = wait_status(&mut c, &format!("{base}/ready")).await;
+    assert_eq!(status["readyReplicas"], 3, "{status}");
+    assert_eq!(status["availableReplicas"], 3);
+    assert_eq!(status["observedGeneration"], 1);
+    assert_eq!(status["conditions"][0]["type"], "Available");
+    assert_eq!(status["conditions"][0]["status"], "True");
+
+    server.set_rollout(Rollout::NeverReady);
+    assert_eq!(
+        call(&mut c, "POST", base, ADMIN, Some(deployment("stuck", 2)))
+            .await
+            .status,
+        201
+    );
+    let status = wait_status(&mut c, &format!("{base}/stuck")).await;
+    assert_eq!(status["replicas"], 2, "{status}");
+    assert!(status.get("readyReplicas").is_none(), "{status}");
+    assert_eq!(status["conditions"][0]["status"], "False");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_counters_and_users() {
+    let server = TestServer::start(Options::default());
+    let mut c = connect(&server).await;
+    let fault = json!({"resource": "configmaps", "kind": "429", "count": 2, "verb": "list"});
+    assert_eq!(
+        call(&mut c, "POST", "/_test/faults", ADMIN, Some(fault))
+            .await
+            .status,
+        201
+    );
+    let list = "/api/v1/namespaces/default/configmaps";
+    assert_eq!(call(&mut c, "GET", list, ADMIN, None).await.status, 429);
+    assert_eq!(call(&mut c, "GET", list, ADMIN, None).await.status, 429);
+    assert_eq!(call(&mut c, "GET", list, ADMIN, None).await.status, 200);
+
+    let conflict = json!({"resource": "configmaps", "kind": "conflict"});
+    call(&mut c, "POST", "/_test/faults", ADMIN, Some(conflict)).await;
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
+    assert_eq!(
+        call(&mut c, "POST", list, ADMIN, Some(cm.clone())).await.status,
+        409
+    );
+    assert_eq!(call(&mut c, "POST", list, ADMIN, Some(cm)).await.status, 201);
+
+    let counts = call(&mut c, "GET", "/_test/requests", ADMIN, None)
+        .await
+        .json()
+        .expect("counters JSON");
+    let lists: u64 = counts["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| i["user"] == "admin" && i["verb"] == "list" && i["resource"] == "configmaps")
+        .map(|i| i["count"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(lists, 3, "{counts}");
+    assert_eq!(
+        call(&mut c, "DELETE", "/_test/requests", ADMIN, None)
+            .await
+            .status,
+        200
+    );
+    assert_eq!(server.request_counts()["items"], json!([]));
+
+    // Test endpoints are the admin's only; an added user authenticates but RBAC denies it.
+    let token = call(
+        &mut c,
+        "POST",
+        "/_test/users",
+        ADMIN,
+        Some(json!({"name": "carol", "groups": ["devs"]})),
+    )
+    .await
+    .json()
+    .expect("token JSON")["token"]
+        .as_str()
+        .expect("token")
+        .to_string();
+    assert_eq!(
+        call(&mut c, "GET", "/_test/requests", &token, None).await.status,
+        403
+    );
+    let denied = call(&mut c, "GET", list, &token, None).await;
+    assert_eq!(denied.status, 403);
+    assert!(String::from_utf8_lossy(&denied.body).contains("User \\\"carol\\\" cannot list"));
+    assert_eq!(call(&mut c, "GET", list, "wrong-token", None).await.status, 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_file_survives_a_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("state.json");
+    let options = Options {
+        state_file: Some(state.clone()),
+        ..Default::default()
+    };
+    let server = TestServer::start(options.clone());
+    let ca = server.ca_pem().to_string();
+    let mut c = connect(&server).await;
+    let cm =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}, "data": {"k": "v"}});
+    let created = call(
+        &mut c,
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        ADMIN,
+        Some(cm),
+    )
+    .await;
+    assert_eq!(created.status, 201);
+    let rv: u64 = created.json().expect("JSON")["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .parse()
+        .expect("number");
+    server.shutdown();
+
+    let server = TestServer::start(options);
+    assert_eq!(server.ca_pem(), ca, "the CA is kept so kubeconfigs stay valid");
+    let mut c = connect(&server).await;
+    let got = call(
+        &mut c,
+        "GET",
+        "/api/v1/namespaces/default/configmaps/kept",
+        ADMIN,
+        None,
+    )
+    .await;
+    assert_eq!(got.status, 200);
+    assert_eq!(got.json().expect("JSON")["data"]["k"], "v");
+    let cm2 = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "next"}});
+    let next = call(
+        &mut c,
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        ADMIN,
+        Some(cm2),
+    )
+    .await;
+    let rv2: u64 = next.json().expect("JSON")["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .parse()
+        .expect("number");
+    assert!(rv2 > rv, "resourceVersions keep increasing across restarts");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_without_resource_version_starts_with_the_current_objects() {
+    let server = TestServer::start(Options::default());
+    let mut c = connect(&server).await;
+    let resp = call(
+        &mut c,
+        "GET",
+        "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1",
+        ADMIN,
+        None,
+    )
+    .await;
+    let events: Vec<Value> = String::from_utf8_lossy(&resp.body)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("event JSON"))
+        .collect();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["type"], "ADDED");
+    assert_eq!(events[0]["object"]["metadata"]["name"], "kube-root-ca.crt");
+}
+
+#[test]
+fn kubeconfig_has_a_context_per_user() {
+    let server = TestServer::start(Options {
+        users: vec![("app-planner".into(), vec!["tofu-planners".into()])],
+        ..Default::default()
+    });
+    let doc: Value = serde_yaml::from_str(&server.kubeconfig("admin")).expect("kubeconfig YAML");
+    assert_eq!(doc["current-context"], "admin");
+    let contexts: Vec<&str> = doc["contexts"]
+        .as_array()
+        .expect("contexts")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(contexts, ["admin", "app-planner"]);
+    assert_eq!(
+        doc["users"][1]["user"]["token"],
+        "app-planner-token-0123456789abcdef"
+    );
+    assert_eq!(
+        server.token_for("app-planner").as_deref(),
+        Some("app-planner-token-0123456789abcdef")
+    );
+    assert!(
+        doc["clusters"][0]["cluster"]["certificate-authority-data"]
+            .as_str()
+            .is_some_and(|d| !d.is_empty())
+    );
+}

@@ -1,0 +1,556 @@
+//! Resource `records_outputs`: records this estate's outputs, one Secret per output in
+//! namespace `tofu-records-<estate>`, and grants its `readers` `get` on exactly those
+//! Secrets. Unchanged outputs are left alone; the serial grows with every change.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
+use kube_estate::{Configured, Connection, Estate};
+use plugin_runtime::{
+    ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
+    ImportResponse, ImportedResource, Number, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource,
+    Schema, Type, Value,
+};
+
+use crate::grants::{
+    GRANT_NAME, Reader, binding_matches, grants, readers_of, role_matches, validate_readers,
+};
+use crate::record::{self, Output, Recorded, Stamp, records_same, secret_name};
+use crate::store::Store;
+
+pub struct OutputsResource {
+    configured: Arc<Configured>,
+}
+
+impl OutputsResource {
+    pub fn new(configured: Arc<Configured>) -> OutputsResource {
+        OutputsResource { configured }
+    }
+
+    fn connection(&self) -> Result<&Connection, Diagnostics> {
+        self.configured.get().map_err(Diagnostics::from)
+    }
+}
+
+/// The two attributes outputs come from, and whether their outputs are sensitive.
+const SOURCES: [(&str, bool); 2] = [("values", false), ("sensitive_values", true)];
+
+/// The outputs a (wholly known) resource value records, in name order.
+fn outputs_of(value: &Value) -> Vec<Output> {
+    let mut outputs: Vec<Output> = SOURCES
+        .iter()
+        .flat_map(|(attribute, sensitive)| {
+            value
+                .get(attribute)
+                .entries()
+                .into_iter()
+                .flatten()
+                .map(|(name, v)| Output {
+                    name: name.clone(),
+                    value: v.clone(),
+                    sensitive: *sensitive,
+                })
+        })
+        .collect();
+    outputs.sort_by(|a, b| a.name.cmp(&b.name));
+    outputs
+}
+
+/// Checks `values` and `sensitive_values`: objects or maps, each name in one of them only,
+/// and no two names recorded under the same Secret.
+fn validate_outputs(config: &Value) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for (attribute, _) in SOURCES {
+        let value = config.get(attribute);
+        if value.is_null() || value.is_unknown() {
+            continue;
+        }
+        let Some(entries) = value.entries() else {
+            diags.push(
+                Diagnostic::error(
+                    "Invalid outputs",
+                    format!(
+                        "{attribute} must be an object of output values, e.g. {{ gateway_host = \"...\" }}."
+                    ),
+                )
+                .at(AttributePath::root(attribute)),
+            );
+            continue;
+        };
+        for name in entries.keys() {
+            let at = AttributePath::root(attribute).key(name);
+            if !names.insert(name.clone()) {
+                diags.push(
+                    Diagnostic::error(
+                        "Output recorded twice",
+                        format!("Output {name:?} is in both values and sensitive_values: keep it in one."),
+                    )
+                    .at(at),
+                );
+                continue;
+            }
+            let secret = secret_name(name);
+            if let Some(other) = seen.insert(secret.clone(), name.clone()) {
+                diags.push(
+                    Diagnostic::error(
+                        "Output names collide",
+                        format!(
+                            "Outputs {other:?} and {name:?} would both be recorded as Secret {secret:?} \
+                             (names are lowercased and every character other than a letter or digit \
+                             becomes '-'). Rename one of them."
+                        ),
+                    )
+                    .at(at),
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// The current time as the records carry it: RFC 3339, UTC, whole seconds.
+fn now() -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
+    time::OffsetDateTime::now_utc()
+        .format(&format)
+        .expect("a UTC time always formats")
+}
+
+fn serial_of(value: &Value) -> u64 {
+    value
+        .get("serial")
+        .as_i64()
+        .and_then(|s| u64::try_from(s).ok())
+        .unwrap_or(0)
+}
+
+fn serial_value(serial: u64) -> Value {
+    Value::Number(Number::Int(i64::try_from(serial).unwrap_or(i64::MAX)))
+}
+
+/// The newest stamp among records.
+fn latest<'a>(recorded: impl IntoIterator<Item = &'a Recorded>) -> Option<&'a Stamp> {
+    recorded.into_iter().map(|r| &r.stamp).max_by_key(|s| s.serial)
+}
+
+/// The estate a state records: its `id`, which stays the estate it was applied for even
+/// when the provider block now names another (the plan then replaces the resource).
+fn estate_of(state: &Value, conn: &Connection) -> Result<Estate, Diagnostic> {
+    match state.get("id").as_str() {
+        Some(id) => Estate::parse(id).map_err(|e| Diagnostic::error("Invalid records state", e.to_string())),
+        None => Ok(conn.estate.clone()),
+    }
+}
+
+/// The estate's records as they are: decoded output Secrets by Secret name.
+async fn live_records(store: &Store) -> Result<BTreeMap<String, (Secret, Recorded)>, Diagnostic> {
+    let mut out = BTreeMap::new();
+    for secret in store.list_outputs().await? {
+        let recorded = record::from_secret(&secret)?;
+        out.insert(
+            secret.metadata.name.clone().unwrap_or_default(),
+            (secret, recorded),
+        );
+    }
+    Ok(out)
+}
+
+/// The live value of an outputs attribute: the state's own value while it says the same
+/// (so a map stays a map), otherwise an object of what is recorded.
+fn reconcile(state: &Value, live: BTreeMap<String, Value>) -> Value {
+    match state.entries() {
+        Some(entries) if *entries == live => state.clone(),
+        _ if live.is_empty() && state.is_null() => Value::Null,
+        _ => Value::Object(live),
+    }
+}
+
+/// True when the live Role and RoleBinding are exactly what `want` says.
+fn grants_match(
+    want: &Option<(Role, RoleBinding)>,
+    role: &Option<Role>,
+    binding: &Option<RoleBinding>,
+) -> bool {
+    match (want, role, binding) {
+        (None, None, None) => true,
+        (Some((want_role, want_binding)), Some(role), Some(binding)) => {
+            role_matches(role, want_role) && binding_matches(binding, want_binding)
+        }
+        _ => false,
+    }
+}
+
+impl OutputsResource {
+    async fn write(&self, prior: &Value, planned: &Value) -> Result<Value, Diagnostic> {
+        let conn = self.configured.get()?;
+        let estate = &conn.estate;
+        let store = Store::new(conn.client.clone(), estate.clone());
+        let outputs = outputs_of(planned);
+        let readers = readers_of(planned.get("readers"))?;
+
+        store.ensure_namespace().await?;
+        let mut live = live_records(&store).await?;
+        let live_stamp = latest(live.values().map(|(_, r)| r)).cloned();
+        let live_serial = live_stamp.as_ref().map_or(0, |s| s.serial);
+        let stamp = Stamp {
+            serial: serial_of(prior).max(live_serial) + 1,
+            applied_at: now(),
+        };
+        let mut changed = false;
+        let mut secret_names = Vec::new();
+        for output in &outputs {
+            let name = secret_name(&output.name);
+            let existing = live.remove(&name).map(|(secret, _)| secret);
+            secret_names.push(name);
+            if existing.as_ref().is_some_and(|s| records_same(s, output)) {
+                continue;
+            }
+            store
+                .put(&record::to_secret(estate, output, &stamp), existing.as_ref())
+                .await?;
+            changed = true;
+        }
+        for name in live.keys() {
+            store.delete::<Secret>(name).await?;
+            changed = true;
+        }
+        store.put_grants(grants(estate, &readers, &secret_names)).await?;
+
+        let mut state = planned.clone();
+        if state.get("serial").is_unknown() {
+            let (serial, applied_at) = if changed {
+                (stamp.serial, stamp.applied_at)
+            } else {
+                // Nothing to write (the records were already there, e.g. after lost state):
+                // keep the stamp they carry.
+                let applied_at = prior.get("applied_at").as_str().map(str::to_string);
+                let live_applied_at = live_stamp.map(|s| s.applied_at);
+                (
+                    live_serial.max(serial_of(prior)),
+                    applied_at.or(live_applied_at).unwrap_or(stamp.applied_at),
+                )
+            };
+            state.set("serial", serial_value(serial));
+            state.set("applied_at", Value::String(applied_at));
+        }
+        Ok(state)
+    }
+
+    async fn destroy(&self, prior: &Value) -> Result<(), Diagnostic> {
+        let conn = self.configured.get()?;
+        let store = Store::new(conn.client.clone(), estate_of(prior, conn)?);
+        for secret in store.list_outputs().await? {
+            store
+                .delete::<Secret>(secret.metadata.name.as_deref().unwrap_or_default())
+                .await?;
+        }
+        store.put_grants(None).await?;
+        store.delete_namespace_if_unused().await?;
+        Ok(())
+    }
+
+    async fn refresh(&self, state: &Value) -> Result<Value, Diagnostic> {
+        let conn = self.configured.get()?;
+        let estate = &estate_of(state, conn)?;
+        let store = Store::new(conn.client.clone(), estate.clone());
+        if store.get_namespace().await?.is_none() {
+            return Ok(Value::Null);
+        }
+        let live = live_records(&store).await?;
+        let recorded: Vec<Recorded> = live.into_values().map(|(_, r)| r).collect();
+        let mut by_sensitivity: [BTreeMap<String, Value>; 2] = Default::default();
+        for r in &recorded {
+            by_sensitivity[usize::from(r.output.sensitive)]
+                .insert(r.output.name.clone(), r.output.value.clone());
+        }
+        let [plain, sensitive] = by_sensitivity;
+
+        let mut new = state.clone();
+        new.set("id", Value::string(estate.as_str()));
+        new.set("namespace", Value::string(store.namespace()));
+        new.set("values", reconcile(state.get("values"), plain));
+        new.set(
+            "sensitive_values",
+            reconcile(state.get("sensitive_values"), sensitive),
+        );
+        if state.get("serial").is_null()
+            && let Some(stamp) = latest(&recorded)
+        {
+            new.set("serial", serial_value(stamp.serial));
+            new.set("applied_at", Value::string(&stamp.applied_at));
+        }
+
+        // The grants the state implies, for the outputs the state names.
+        let state_readers = readers_of(state.get("readers")).unwrap_or_default();
+        let names: Vec<String> = outputs_of(state).iter().map(|o| secret_name(&o.name)).collect();
+        let want = grants(estate, &state_readers, &names);
+        let role = store.get::<Role>(GRANT_NAME).await?;
+        let binding = store.get::<RoleBinding>(GRANT_NAME).await?;
+        if !grants_match(&want, &role, &binding) {
+            new.set("readers", drifted_readers(state.get("readers"), binding.as_ref()));
+        }
+        Ok(new)
+    }
+}
+
+/// What `readers` shows when the grants in the cluster are not what the state says: the
+/// binding's subjects, or anything else that differs from the state so a plan repairs it.
+fn drifted_readers(state: &Value, binding: Option<&RoleBinding>) -> Value {
+    let mut live: Vec<Reader> = binding
+        .and_then(|b| b.subjects.as_ref())
+        .into_iter()
+        .flatten()
+        .filter_map(Reader::from_subject)
+        .collect();
+    live.sort();
+    let live = Value::Tuple(live.iter().map(Reader::to_value).collect());
+    if live != *state {
+        live
+    } else if !state.is_null() {
+        Value::Null
+    } else {
+        Value::Tuple(Vec::new())
+    }
+}
+
+/// A state value with every attribute present.
+fn empty_state(estate: &Estate) -> Value {
+    Value::object([
+        ("id", Value::string(estate.as_str())),
+        ("namespace", Value::string(estate.records_namespace())),
+        ("values", Value::Null),
+        ("sensitive_values", Value::Null),
+        ("readers", Value::Null),
+        ("serial", Value::Null),
+        ("applied_at", Value::Null),
+    ])
+}
+
+#[async_trait]
+impl Resource for OutputsResource {
+    fn type_name(&self) -> &'static str {
+        "records_outputs"
+    }
+
+    fn schema(&self) -> Schema {
+        Schema::new(
+            0,
+            Block::new(
+                "Records this estate's outputs in the cluster, one Secret per output in namespace \
+                 `tofu-records-<estate>`, for other estates to read with `terraform_estate_outputs`. \
+                 Import with the estate's name.",
+            )
+            .attribute(Attribute::computed(
+                "id",
+                Type::String,
+                "The estate whose outputs these are.",
+            ))
+            .attribute(Attribute::computed(
+                "namespace",
+                Type::String,
+                "The namespace holding the records, `tofu-records-<estate>`.",
+            ))
+            .attribute(Attribute::optional(
+                "values",
+                Type::Dynamic,
+                "Outputs by name: any values (strings, numbers, bools, lists, maps, objects); their \
+                 types survive the round trip exactly.",
+            ))
+            .attribute(
+                Attribute::optional(
+                    "sensitive_values",
+                    Type::Dynamic,
+                    "Like `values`, for outputs that are sensitive: readers see them as sensitive.",
+                )
+                .sensitive(),
+            )
+            .attribute(Attribute::optional(
+                "readers",
+                Type::Dynamic,
+                "Identities that may read these outputs, e.g. `[{ kind = \"User\", name = \"app-planner\" }, \
+                 { kind = \"ServiceAccount\", name = \"ci\", namespace = \"tools\" }]` (kind is User, Group \
+                 or ServiceAccount). They get one Role with `get` on exactly these Secrets by name (no \
+                 `list`), and its RoleBinding.",
+            ))
+            .attribute(Attribute::computed(
+                "serial",
+                Type::Number,
+                "Grows with every apply that changes the recorded outputs.",
+            ))
+            .attribute(Attribute::computed(
+                "applied_at",
+                Type::String,
+                "When the outputs last changed (RFC 3339, UTC).",
+            )),
+        )
+    }
+
+    fn validate(&self, config: &Value) -> Diagnostics {
+        let mut diags = validate_outputs(config);
+        diags.extend(validate_readers(config.get("readers")));
+        diags
+    }
+
+    async fn plan(&self, request: PlanRequest) -> Result<PlanResponse, Diagnostics> {
+        let estate = &self.connection()?.estate;
+        let prior = &request.prior_state;
+        let mut planned = request.proposed_new_state;
+        planned.set("id", Value::string(estate.as_str()));
+        planned.set("namespace", Value::string(estate.records_namespace()));
+        let outputs_change = prior.is_null()
+            || SOURCES
+                .iter()
+                .any(|(attribute, _)| prior.get(attribute) != planned.get(attribute));
+        if outputs_change {
+            planned.set("serial", Value::unknown());
+            planned.set("applied_at", Value::unknown());
+        }
+        let mut requires_replace = Vec::new();
+        if !prior.is_null() && prior.get("id").as_str() != Some(estate.as_str()) {
+            // The provider block now names another estate: its records are elsewhere.
+            requires_replace.push(AttributePath::root("id"));
+        }
+        Ok(PlanResponse {
+            planned_state: planned,
+            requires_replace,
+            ..PlanResponse::default()
+        })
+    }
+
+    async fn apply(&self, request: ApplyRequest) -> ApplyResponse {
+        if request.planned_state.is_null() {
+            return match self.destroy(&request.prior_state).await {
+                Ok(()) => ApplyResponse::default(),
+                Err(d) => ApplyResponse {
+                    new_state: request.prior_state,
+                    diagnostics: d.into(),
+                    ..ApplyResponse::default()
+                },
+            };
+        }
+        match self.write(&request.prior_state, &request.planned_state).await {
+            Ok(new_state) => ApplyResponse {
+                new_state,
+                ..ApplyResponse::default()
+            },
+            Err(d) => ApplyResponse {
+                // What was written is found again by the next refresh.
+                new_state: request.prior_state,
+                diagnostics: d.into(),
+                ..ApplyResponse::default()
+            },
+        }
+    }
+
+    async fn read(&self, request: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        if request.current_state.is_null() {
+            return Ok(ReadResponse::default());
+        }
+        let new_state = self
+            .refresh(&request.current_state)
+            .await
+            .map_err(Diagnostics::from)?;
+        Ok(ReadResponse {
+            new_state,
+            private: request.private,
+            ..ReadResponse::default()
+        })
+    }
+
+    async fn import(&self, request: ImportRequest) -> Result<ImportResponse, Diagnostics> {
+        let estate = &self.connection()?.estate;
+        if request.id != estate.as_str() {
+            return Err(Diagnostic::error(
+                "Cannot import records of another estate",
+                format!(
+                    "The import id is {:?}, but this provider block is estate {:?}: a records_outputs \
+                     resource records its own estate's outputs. Import it with id {:?}.",
+                    request.id,
+                    estate.as_str(),
+                    estate.as_str()
+                ),
+            )
+            .into());
+        }
+        Ok(ImportResponse {
+            imported: vec![ImportedResource {
+                type_name: request.type_name,
+                state: empty_state(estate),
+                private: Vec::new(),
+            }],
+            ..ImportResponse::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_come_from_both_attributes() {
+        let config = Value::object([
+            (
+                "values",
+                Value::object([("b", Value::int(1)), ("a", Value::string("x"))]),
+            ),
+            ("sensitive_values", Value::object([("c", Value::Bool(true))])),
+        ]);
+        let outputs = outputs_of(&config);
+        let names: Vec<(&str, bool)> = outputs.iter().map(|o| (o.name.as_str(), o.sensitive)).collect();
+        assert_eq!(names, [("a", false), ("b", false), ("c", true)]);
+    }
+
+    #[test]
+    fn validation_catches_duplicates_collisions_and_non_objects() {
+        let config = Value::object([
+            (
+                "values",
+                Value::object([("a_b", Value::int(1)), ("a-b", Value::int(2)), ("x", Value::Null)]),
+            ),
+            ("sensitive_values", Value::object([("x", Value::int(3))])),
+        ]);
+        let paths: Vec<String> = validate_outputs(&config)
+            .0
+            .iter()
+            .map(|d| d.attribute.as_ref().unwrap().to_string())
+            .collect();
+        assert_eq!(paths, ["values[\"a_b\"]", "sensitive_values[\"x\"]"]);
+        let bad = Value::object([("values", Value::string("nope"))]);
+        assert!(validate_outputs(&bad).has_errors());
+        let unknown = Value::object([("values", Value::unknown())]);
+        assert!(validate_outputs(&unknown).is_empty());
+    }
+
+    #[test]
+    fn reconcile_keeps_the_state_while_it_matches() {
+        let state = Value::string_map([("a", "x")]);
+        let live = BTreeMap::from([("a".to_string(), Value::string("x"))]);
+        assert_eq!(reconcile(&state, live), state);
+        assert_eq!(
+            reconcile(&state, BTreeMap::new()),
+            Value::object(Vec::<(String, Value)>::new())
+        );
+        assert_eq!(reconcile(&Value::Null, BTreeMap::new()), Value::Null);
+    }
+
+    #[test]
+    fn drifted_readers_always_differ_from_the_state() {
+        let state = Value::Tuple(vec![Reader::User("a".into()).to_value()]);
+        let shown = drifted_readers(&state, None);
+        assert_ne!(shown, state);
+        assert_ne!(drifted_readers(&Value::Null, None), Value::Null);
+    }
+
+    #[test]
+    fn now_is_rfc3339_utc_seconds() {
+        let t = now();
+        assert_eq!(t.len(), 20, "{t}");
+        assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T');
+    }
+}

@@ -1,0 +1,418 @@
+//! The resource and the data source against the project's Kubernetes test server, called
+//! the way the plugin runtime calls them: the story from record to refusal, grant,
+//! drift and teardown.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role};
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube_estate::{Configured, connect};
+use kube_test_server::{Options, TestServer};
+use plugin_runtime::{
+    ApplyRequest, DataSource, Diagnostic, Number, PlanRequest, ReadDataRequest, ReadRequest, Resource,
+    Severity, Value,
+};
+
+use crate::estate_outputs::EstateOutputs;
+use crate::outputs_resource::OutputsResource;
+
+const NS: &str = "tofu-records-network";
+
+async fn configured(server: &TestServer, estate: &str, token: &str) -> Arc<Configured> {
+    let conn = connect(&Value::object([
+        ("estate", Value::string(estate)),
+        ("host", Value::string(server.url())),
+        ("token", Value::string(token)),
+        ("cluster_ca_certificate", Value::string(server.ca_pem())),
+    ]))
+    .await
+    .unwrap();
+    let c = Configured::default();
+    c.set(conn);
+    Arc::new(c)
+}
+
+fn resource_config(values: Value, sensitive: Value, readers: Value) -> Value {
+    Value::object([
+        ("id", Value::Null),
+        ("namespace", Value::Null),
+        ("values", values),
+        ("sensitive_values", sensitive),
+        ("readers", readers),
+        ("serial", Value::Null),
+        ("applied_at", Value::Null),
+    ])
+}
+
+/// Plans and applies `config` over `prior` as the engine would; returns the new state.
+async fn apply(r: &OutputsResource, prior: &Value, config: Value) -> Value {
+    let mut proposed = config.clone();
+    if !prior.is_null() {
+        for computed in ["id", "namespace", "serial", "applied_at"] {
+            proposed.set(computed, prior.get(computed).clone());
+        }
+    }
+    let plan = r
+        .plan(PlanRequest {
+            type_name: "records_outputs".into(),
+            prior_state: prior.clone(),
+            proposed_new_state: proposed,
+            config: config.clone(),
+            prior_private: vec![],
+        })
+        .await
+        .unwrap();
+    let applied = r
+        .apply(ApplyRequest {
+            type_name: "records_outputs".into(),
+            prior_state: prior.clone(),
+            planned_state: plan.planned_state,
+            config,
+            planned_private: vec![],
+        })
+        .await;
+    assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
+    applied.new_state
+}
+
+async fn refresh(r: &OutputsResource, state: &Value) -> Value {
+    r.read(ReadRequest {
+        type_name: "records_outputs".into(),
+        current_state: state.clone(),
+        private: vec![],
+    })
+    .await
+    .unwrap()
+    .new_state
+}
+
+fn data_config(names: Option<&[&str]>) -> Value {
+    Value::object([
+        ("estate", Value::string("network")),
+        (
+            "names",
+            names
+                .map(|n| Value::List(n.iter().map(|s| Value::string(*s)).collect()))
+                .unwrap_or_default(),
+        ),
+        ("defaults", Value::Null),
+        ("values", Value::Null),
+        ("sensitive_values", Value::Null),
+        ("as_of", Value::Null),
+        ("serial", Value::Null),
+    ])
+}
+
+async fn read_outputs(
+    ds: &EstateOutputs,
+    names: Option<&[&str]>,
+) -> Result<(Value, Vec<Diagnostic>), Diagnostic> {
+    ds.read(ReadDataRequest {
+        type_name: "terraform_estate_outputs".into(),
+        config: data_config(names),
+    })
+    .await
+    .map(|r| (r.state, r.diagnostics.0))
+    .map_err(|d| d.0[0].clone())
+}
+
+/// Names and resourceVersions of everything in the records namespace that we write.
+async fn snapshot(client: &kube::Client) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), NS);
+    for s in secrets.list(&ListParams::default()).await.unwrap().items {
+        out.insert(
+            format!("Secret/{}", s.metadata.name.unwrap()),
+            s.metadata.resource_version.unwrap(),
+        );
+    }
+    let roles: Api<Role> = Api::namespaced(client.clone(), NS);
+    for r in roles.list(&ListParams::default()).await.unwrap().items {
+        out.insert(
+            format!("Role/{}", r.metadata.name.unwrap()),
+            r.metadata.resource_version.unwrap(),
+        );
+    }
+    out
+}
+
+/// How many requests `user` made with `verb` on `resource`, from the server's counters.
+async fn request_count(admin: &kube::Client, user: &str, verb: &str, resource: &str) -> u64 {
+    let req = http::Request::get("/_test/requests").body(Vec::new()).unwrap();
+    let counters: serde_json::Value = admin.request(req).await.unwrap();
+    counters["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["user"] == user && c["verb"] == verb && c["resource"] == resource)
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum()
+}
+
+/// Lets `user` get namespaces, as the scenario's planner "may read cluster objects".
+async fn grant_namespace_reads(admin: &kube::Client, user: &str) {
+    let role: ClusterRole = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "read-namespaces"},
+        "rules": [{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get"]}],
+    }))
+    .unwrap();
+    let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "read-namespaces"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "read-namespaces"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+    }))
+    .unwrap();
+    let params = PostParams::default();
+    Api::<ClusterRole>::all(admin.clone())
+        .create(&params, &role)
+        .await
+        .unwrap();
+    Api::<ClusterRoleBinding>::all(admin.clone())
+        .create(&params, &binding)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn record_refuse_grant_read_drift_and_destroy() {
+    let server = TestServer::start(Options::default());
+    let network = configured(&server, "network", server.admin_token()).await;
+    let admin = network.get().unwrap().client.clone();
+    let planner_token = server.token_for("app-planner").unwrap();
+    let app = configured(&server, "app", &planner_token).await;
+    let resource = OutputsResource::new(network.clone());
+    let data = EstateOutputs::new(app.clone());
+    let outsider = configured(&server, "app", "restricted-token-0123456789abcdef").await;
+    grant_namespace_reads(&admin, "app-planner").await;
+
+    // network records its outputs: one Secret each, in a namespace labelled with the estate.
+    let limits = Value::object([
+        ("cpu", Value::int(2)),
+        ("tags", Value::Tuple(vec![Value::string("a"), Value::string("b")])),
+    ]);
+    let values = Value::object([
+        (
+            "gateway_host",
+            Value::string("gateway.platform.svc.cluster.local"),
+        ),
+        ("namespace", Value::string("platform")),
+        ("limits", limits.clone()),
+        ("replicas", Value::int(3)),
+        (
+            "big",
+            Value::Number(Number::parse("123456789012345678901234567890").unwrap()),
+        ),
+    ]);
+    let sensitive = Value::object([("token", Value::string("s3cret"))]);
+    let state = apply(
+        &resource,
+        &Value::Null,
+        resource_config(values.clone(), sensitive.clone(), Value::Null),
+    )
+    .await;
+    assert_eq!(state.get("id"), &Value::string("network"));
+    assert_eq!(state.get("serial"), &Value::int(1));
+    let ns: Api<Namespace> = Api::all(admin.clone());
+    let labels = ns.get(NS).await.unwrap().metadata.labels.unwrap();
+    assert_eq!(labels["tofu-estate"], "network");
+    let before = snapshot(&admin).await;
+    assert_eq!(before.len(), 6, "{before:?}");
+    assert_eq!(
+        refresh(&resource, &state).await,
+        state,
+        "a refresh right after apply changes nothing"
+    );
+
+    // app-planner, with no grant, is refused, and told who, where and what would grant it.
+    let names: &[&str] = &["gateway_host", "namespace", "limits", "replicas", "big"];
+    let refusal = read_outputs(&data, Some(names)).await.unwrap_err();
+    assert_eq!(
+        refusal.summary,
+        "This estate may not read another estate's outputs"
+    );
+    for needle in [
+        "estate \"network\"",
+        "namespace \"tofu-records-network\"",
+        "User \"app-planner\"",
+        "(verb \"get\")",
+    ] {
+        assert!(refusal.detail.contains(needle), "{needle}: {}", refusal.detail);
+    }
+
+    // network adds the reader: a Role with get by name only; no output is rewritten.
+    let readers = Value::Tuple(vec![Value::object([
+        ("kind", Value::string("User")),
+        ("name", Value::string("app-planner")),
+    ])]);
+    let state = apply(
+        &resource,
+        &state,
+        resource_config(values.clone(), sensitive.clone(), readers.clone()),
+    )
+    .await;
+    assert_eq!(
+        state.get("serial"),
+        &Value::int(1),
+        "grants alone do not change the outputs"
+    );
+    let roles: Api<Role> = Api::namespaced(admin.clone(), NS);
+    let rule = &roles.get("tofu-records-readers").await.unwrap().rules.unwrap()[0];
+    assert_eq!(rule.verbs, ["get"]);
+    assert_eq!(rule.resource_names.as_ref().unwrap().len(), 6);
+    let after_grant = snapshot(&admin).await;
+    let secrets_only = |m: &BTreeMap<String, String>| {
+        m.iter()
+            .filter(|(k, _)| k.starts_with("Secret/"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(secrets_only(&after_grant), secrets_only(&before));
+
+    // The same read now succeeds, with k GETs for k names, types intact, and a warning.
+    let requests = || request_count(&admin, "app-planner", "get", "secrets");
+    let gets_before = requests().await;
+    let (read, diags) = read_outputs(&data, Some(names)).await.unwrap();
+    assert_eq!(requests().await - gets_before, names.len() as u64);
+    assert_eq!(read.get("values"), &values);
+    assert_eq!(read.get("values").get("limits").infer_type(), limits.infer_type());
+    assert_eq!(read.get("serial"), &Value::int(1));
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].severity, Severity::Warning);
+    assert!(
+        diags[0]
+            .summary
+            .starts_with("Outputs of estate \"network\" are as of its last apply at ")
+    );
+    assert!(diags[0].summary.ends_with(" (serial 1)"));
+    let (sensitive_read, _) = read_outputs(&data, Some(&["token"])).await.unwrap();
+    assert_eq!(sensitive_read.get("sensitive_values"), &sensitive);
+    assert_eq!(snapshot(&admin).await, after_grant, "reads change nothing");
+
+    // Without names the data source lists, which the grant does not allow.
+    let refusal = read_outputs(&data, None).await.unwrap_err();
+    assert!(refusal.detail.contains("(verb \"list\")"), "{}", refusal.detail);
+
+    // A change grows the serial and rewrites only the changed output.
+    let mut changed = values.clone();
+    changed.set("replicas", Value::int(4));
+    let state = apply(
+        &resource,
+        &state,
+        resource_config(changed.clone(), sensitive.clone(), readers.clone()),
+    )
+    .await;
+    assert_eq!(state.get("serial"), &Value::int(2));
+    let after_change = snapshot(&admin).await;
+    let rewritten: Vec<&String> = after_change
+        .iter()
+        .filter(|(k, v)| after_grant.get(*k) != Some(v))
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(rewritten, ["Secret/output-replicas"]);
+
+    // Drift: a deleted Secret shows as a missing output on refresh.
+    let secrets: Api<Secret> = Api::namespaced(admin.clone(), NS);
+    secrets
+        .delete("output-namespace", &DeleteParams::default())
+        .await
+        .unwrap();
+    let drifted = refresh(&resource, &state).await;
+    assert!(drifted.get("values").get("namespace").is_null());
+    assert_eq!(
+        drifted.get("readers"),
+        &readers,
+        "the grant still matches the state"
+    );
+
+    // Destroy removes Secrets, grants and the namespace; readers are then told.
+    let destroyed = resource
+        .apply(ApplyRequest {
+            type_name: "records_outputs".into(),
+            prior_state: state.clone(),
+            planned_state: Value::Null,
+            config: Value::Null,
+            planned_private: vec![],
+        })
+        .await;
+    assert!(destroyed.diagnostics.is_empty(), "{:?}", destroyed.diagnostics);
+    // Like a real cluster, the namespace goes through Terminating before it is gone.
+    let left = ns.get_opt(NS).await.unwrap();
+    assert!(left.is_none_or(|n| n.metadata.deletion_timestamp.is_some()));
+    let gone = read_outputs(&data, Some(&["gateway_host"])).await.unwrap_err();
+    assert_eq!(gone.summary, "Outputs of estate \"network\" are not recorded");
+    // An identity that may not even look at namespaces cannot be told more than "refused".
+    let still_refused = read_outputs(&EstateOutputs::new(outsider), Some(&["gateway_host"]))
+        .await
+        .unwrap_err();
+    assert!(
+        still_refused.detail.contains("User \"restricted\""),
+        "{}",
+        still_refused.detail
+    );
+    assert!(gone.detail.contains("\"gateway_host\""), "{}", gone.detail);
+    let network_reader = EstateOutputs::new(network.clone());
+    let gone = read_outputs(&network_reader, None).await.unwrap_err();
+    assert!(
+        gone.detail
+            .starts_with("No outputs of estate \"network\" are recorded"),
+        "{}",
+        gone.detail
+    );
+
+    // Recording again right away waits for the old namespace to finish terminating.
+    let state = apply(
+        &resource,
+        &Value::Null,
+        resource_config(values.clone(), Value::Null, Value::Null),
+    )
+    .await;
+    assert_eq!(state.get("serial"), &Value::int(1));
+    assert!(ns.get(NS).await.unwrap().metadata.deletion_timestamp.is_none());
+}
+
+#[tokio::test]
+async fn import_by_estate_name_reads_everything_back() {
+    let server = TestServer::start(Options::default());
+    let network = configured(&server, "network", server.admin_token()).await;
+    let resource = OutputsResource::new(network);
+    let values = Value::object([("a", Value::string("x")), ("n", Value::int(1))]);
+    let readers = Value::Tuple(vec![Value::object([
+        ("kind", Value::string("ServiceAccount")),
+        ("name", Value::string("ci")),
+        ("namespace", Value::string("tools")),
+    ])]);
+    let state = apply(
+        &resource,
+        &Value::Null,
+        resource_config(values.clone(), Value::Null, readers.clone()),
+    )
+    .await;
+
+    let wrong = resource
+        .import(plugin_runtime::ImportRequest {
+            type_name: "records_outputs".into(),
+            id: "app".into(),
+        })
+        .await;
+    assert!(wrong.is_err());
+    let imported = resource
+        .import(plugin_runtime::ImportRequest {
+            type_name: "records_outputs".into(),
+            id: "network".into(),
+        })
+        .await
+        .unwrap();
+    let read = refresh(&resource, &imported.imported[0].state).await;
+    assert_eq!(read, state);
+
+    // With the state lost, applying the same configuration adopts the records as they are.
+    let adopted = apply(
+        &resource,
+        &Value::Null,
+        resource_config(values, Value::Null, readers),
+    )
+    .await;
+    assert_eq!(adopted, state);
+}

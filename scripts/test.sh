@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `make test`'s last step: every test of the workspace (unit, protocol, and acceptance with the
+# real engine and the release providers from dist/mirror), then one summary line over all of them.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+# The acceptance tests find the engine and kubectl in .tools/bin (make setup).
+status=0
+cargo test --workspace --no-fail-fast 2>&1 | tee "$log" || status=$?
+
+# cargo prints "test result: ok. 12 passed; 0 failed; 3 ignored; ..." once per test binary.
+read -r passed failed ignored < <(
+    sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed; \([0-9]*\) ignored.*/\1 \2 \3/p' "$log" |
+        awk '{p+=$1; f+=$2; i+=$3} END {print p+0, f+0, i+0}'
+)
+echo
+echo "================================================================"
+grep -E '^     Running |^   Doc-tests |^test result: ' "$log" | sed 's/^ *//' || true
+echo "----------------------------------------------------------------"
+if [[ "$status" -ne 0 && "$failed" -eq 0 ]]; then
+    echo "cargo test failed before all tests ran (exit $status): see the output above"
+fi
+echo "summary: $passed passed, $failed failed, $ignored skipped"
+exit "$status"
