@@ -104,9 +104,9 @@ async fn run(provider: impl Provider) -> Result<(), ServeError> {
         protocol,
         network,
         &address,
-        tls.as_ref().map(|(_, cert)| cert.as_slice()),
+        tls.as_ref().map(|t| t.cert_der.as_slice()),
     );
-    let incoming = listener.incoming(tls.map(|(config, _)| config));
+    let incoming = listener.incoming(tls.map(|t| t.config));
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(line.as_bytes())
@@ -130,9 +130,15 @@ async fn run(provider: impl Provider) -> Result<(), ServeError> {
     Ok(())
 }
 
-/// AutoMTLS when the engine sent its certificate (and did not disable TLS): the server
-/// configuration and our certificate's DER for the handshake line.
-fn tls_config() -> Result<Option<(Arc<rustls::ServerConfig>, Vec<u8>)>, ServeError> {
+/// The TLS side of the handshake: how we accept connections and the certificate the
+/// handshake line announces.
+struct ServerTls {
+    config: Arc<rustls::ServerConfig>,
+    cert_der: Vec<u8>,
+}
+
+/// AutoMTLS when the engine sent its certificate (and did not disable TLS).
+fn tls_config() -> Result<Option<ServerTls>, ServeError> {
     if std::env::var_os("TF_DISABLE_PLUGIN_TLS").is_some_and(|v| !v.is_empty()) {
         return Ok(None);
     }
@@ -143,7 +149,10 @@ fn tls_config() -> Result<Option<(Arc<rustls::ServerConfig>, Vec<u8>)>, ServeErr
     let identity = Identity::generate(&rcgen::PKCS_ECDSA_P256_SHA256)?;
     let cert_der = identity.cert.to_vec();
     let config = tls::server_config(identity, client_cert)?;
-    Ok(Some((Arc::new(config), cert_der)))
+    Ok(Some(ServerTls {
+        config: Arc::new(config),
+        cert_der,
+    }))
 }
 
 /// Ends the plugin once its parent (the engine) is gone and it was re-parented.

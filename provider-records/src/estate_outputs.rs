@@ -109,69 +109,64 @@ impl EstateOutputs {
                     .collect(),
             ),
         };
+        // A refused read: nothing is refused where nothing is recorded (an estate destroyed
+        // took its grants with it), so that case reads as "not recorded" instead.
         let refused = |e: ApiError, secret_names: Vec<String>| async {
             let ApiError::Forbidden { verb, message, .. } = e else {
-                return e.into();
+                return Err(e.into());
             };
-            // Nothing is refused where nothing is recorded: an estate destroyed took the
-            // grants with it, so say what a reader can act on.
-            if let Ok(None) = store
-                .get_namespace()
-                .await
-                .map(|ns| ns.filter(|n| n.metadata.deletion_timestamp.is_none()))
-            {
-                return ReadError::NotRecorded {
-                    estate: estate.clone(),
+            let namespace = store.get_namespace().await;
+            if let Ok(None) = namespace.map(|ns| ns.filter(|n| n.metadata.deletion_timestamp.is_none())) {
+                return Ok(Found {
+                    recorded: Vec::new(),
                     missing: names.clone().unwrap_or_default(),
-                };
+                });
             }
-            ReadError::Refused(Box::new(Refusal {
+            Err(ReadError::Refused(Box::new(Refusal {
                 reader_estate: conn.estate.clone(),
                 estate: estate.clone(),
                 identity: identity(&conn.client, &message).await,
                 verb,
                 secret_names,
                 server_message: message,
-            }))
+            })))
         };
         let found = match &names {
-            Some(names) => {
-                let mut found = Found {
-                    recorded: Vec::new(),
+            Some(names) => match get_each(&store, names).await {
+                Ok(found) => found,
+                Err(ReadError::Api(e)) => refused(*e, names.iter().map(|n| secret_name(n)).collect()).await?,
+                Err(other) => return Err(other),
+            },
+            None => match store.list_outputs().await {
+                Ok(secrets) => Found {
+                    recorded: secrets
+                        .iter()
+                        .map(record::from_secret)
+                        .collect::<Result<_, _>>()?,
                     missing: Vec::new(),
-                };
-                for name in names {
-                    let secret = match store.get::<Secret>(&secret_name(name)).await {
-                        Ok(s) => s,
-                        Err(e) => {
-                            return Err(refused(e, names.iter().map(|n| secret_name(n)).collect()).await);
-                        }
-                    };
-                    match secret.map(|s| record::from_secret(&s)).transpose()? {
-                        // A Secret of that name recording another output does not count.
-                        Some(r) if r.output.name == *name => found.recorded.push(r),
-                        _ => found.missing.push(name.clone()),
-                    }
-                }
-                found
-            }
-            None => {
-                let secrets = match store.list_outputs().await {
-                    Ok(s) => s,
-                    Err(e) => return Err(refused(e, Vec::new()).await),
-                };
-                let recorded = secrets
-                    .iter()
-                    .map(record::from_secret)
-                    .collect::<Result<Vec<_>, _>>()?;
-                Found {
-                    recorded,
-                    missing: Vec::new(),
-                }
-            }
+                },
+                Err(e) => refused(e, Vec::new()).await?,
+            },
         };
         respond(config, &estate, found)
     }
+}
+
+/// Reads each named output with one get.
+async fn get_each(store: &Store, names: &[String]) -> Result<Found, ReadError> {
+    let mut found = Found {
+        recorded: Vec::new(),
+        missing: Vec::new(),
+    };
+    for name in names {
+        let secret = store.get::<Secret>(&secret_name(name)).await?;
+        match secret.map(|s| record::from_secret(&s)).transpose()? {
+            // A Secret of that name recording another output does not count.
+            Some(r) if r.output.name == *name => found.recorded.push(r),
+            _ => found.missing.push(name.clone()),
+        }
+    }
+    Ok(found)
 }
 
 /// The data source's state from what was found, `defaults` filling in what is not recorded.

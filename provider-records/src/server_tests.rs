@@ -342,6 +342,23 @@ async fn record_refuse_grant_read_drift_and_destroy() {
     assert!(left.is_none_or(|n| n.metadata.deletion_timestamp.is_some()));
     let gone = read_outputs(&data, Some(&["gateway_host"])).await.unwrap_err();
     assert_eq!(gone.summary, "Outputs of estate \"network\" are not recorded");
+    let mut with_defaults = data_config(Some(&["gateway_host"]));
+    with_defaults.set(
+        "defaults",
+        Value::object([("gateway_host", Value::string("fallback"))]),
+    );
+    let defaulted = data
+        .read(ReadDataRequest {
+            type_name: "terraform_estate_outputs".into(),
+            config: with_defaults,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        defaulted.state.get("values"),
+        &Value::object([("gateway_host", Value::string("fallback"))])
+    );
+    assert!(defaulted.diagnostics.is_empty());
     // An identity that may not even look at namespaces cannot be told more than "refused".
     let still_refused = read_outputs(&EstateOutputs::new(outsider), Some(&["gateway_host"]))
         .await
@@ -415,4 +432,34 @@ async fn import_by_estate_name_reads_everything_back() {
     )
     .await;
     assert_eq!(adopted, state);
+}
+
+#[tokio::test]
+async fn a_record_stripped_of_its_labels_is_taken_back() {
+    let server = TestServer::start(Options::default());
+    let network = configured(&server, "network", server.admin_token()).await;
+    let admin = network.get().unwrap().client.clone();
+    let resource = OutputsResource::new(network);
+    let values = Value::object([("a", Value::string("x"))]);
+    let config = resource_config(values, Value::Null, Value::Null);
+    let state = apply(&resource, &Value::Null, config.clone()).await;
+
+    let secrets: Api<Secret> = Api::namespaced(admin, NS);
+    let mut secret = secrets.get("output-a").await.unwrap();
+    secret.metadata.labels = None;
+    secrets
+        .replace("output-a", &PostParams::default(), &secret)
+        .await
+        .unwrap();
+
+    let drifted = refresh(&resource, &state).await;
+    assert_eq!(
+        drifted.get("values"),
+        &Value::object(Vec::<(String, Value)>::new())
+    );
+    let repaired = apply(&resource, &drifted, config).await;
+    assert_eq!(repaired.get("values"), state.get("values"));
+    assert_eq!(repaired.get("serial"), &Value::int(2));
+    let labels = secrets.get("output-a").await.unwrap().metadata.labels.unwrap();
+    assert_eq!(labels["tofu-estate"], "network");
 }

@@ -367,6 +367,31 @@ fn non_resource(path: &str) -> Reply {
     }
 }
 
+/// A resource the real apiserver has but this server does not store (pods, replicasets, ...):
+/// reads find nothing, so `kubectl get all` works; anything else is an unknown resource.
+fn unstored(ctx: &Ctx, rp: &ResourcePath) -> Result<Reply, ApiError> {
+    let kind = discovery::resource_kind(&rp.group, &rp.version, &rp.resource)
+        .filter(|_| ctx.method == Method::GET && rp.subresource.is_none())
+        .ok_or_else(status::unknown_resource)?;
+    let target = status::Target {
+        group: &rp.group,
+        resource: &rp.resource,
+        name: rp.name.as_deref(),
+    };
+    if rp.name.is_some() {
+        return Err(status::not_found(target));
+    }
+    let api_version = if rp.group.is_empty() {
+        rp.version.clone()
+    } else {
+        format!("{}/{}", rp.group, rp.version)
+    };
+    let list = serde_json::json!({
+        "kind": format!("{kind}List"), "apiVersion": api_version, "metadata": {"resourceVersion": ""}, "items": [],
+    });
+    Ok(Reply::json(200, list))
+}
+
 async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, ApiError> {
     if !discovery::serves_group_version(&rp.group, &rp.version) {
         return Ok(Reply::page_not_found());
@@ -378,7 +403,7 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
         return Ok(reply);
     }
     let Some(rt) = resources::find(&rp.group, &rp.version, &rp.resource) else {
-        return Err(status::unknown_resource());
+        return unstored(ctx, &rp);
     };
     let namespace_mismatch = if rt.namespaced {
         rp.namespace.is_none() && rp.name.is_some()

@@ -94,15 +94,14 @@ pub fn serves_group_version(group: &str, version: &str) -> bool {
         .any(|v| v["version"] == version)
 }
 
-/// Whether `resource` is listed in `group/version`.
-pub fn knows_resource(group: &str, version: &str, resource: &str) -> bool {
-    group_version(group, version)
-        .and_then(|d| {
-            d["resources"]
-                .as_array()
-                .map(|rs| rs.iter().any(|r| r["name"] == resource))
-        })
-        .unwrap_or(false)
+/// The kind of `resource` if `group/version` lists it.
+pub fn resource_kind(group: &str, version: &str, resource: &str) -> Option<String> {
+    let doc = group_version(group, version)?;
+    let r = doc["resources"]
+        .as_array()?
+        .iter()
+        .find(|r| r["name"] == resource)?;
+    r["kind"].as_str().map(str::to_string)
 }
 
 /// `/api/v1` or `/apis/GROUP/VERSION` (an `APIResourceList`).

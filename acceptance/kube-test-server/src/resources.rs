@@ -151,8 +151,3 @@ pub fn find(group: &str, version: &str, resource: &str) -> Option<ResourceType> 
         .find(|r| r.group == group && r.resource == resource && r.versions.contains(&version))
         .copied()
 }
-
-/// Whether this server serves `group/version` at all (otherwise the path is a plain 404 page).
-pub fn group_version_known(group: &str, version: &str) -> bool {
-    crate::discovery::serves_group_version(group, version)
-}

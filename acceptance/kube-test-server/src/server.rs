@@ -196,10 +196,14 @@ impl TestServer {
         *self.state.rollout.lock().unwrap_or_else(|e| e.into_inner()) = mode;
     }
 
-    /// A kubeconfig with every user of this server, `current` as the current context.
+    /// A kubeconfig with every user of this server, `current` as the current context
+    /// (`current` may be any user with a token, e.g. the transcripts' `app-planner`).
     pub fn kubeconfig(&self, current: &str) -> String {
-        let users: Vec<(String, String)> = self
-            .users
+        let mut names = self.users.clone();
+        if !names.iter().any(|u| u == current) {
+            names.push(current.to_string());
+        }
+        let users: Vec<(String, String)> = names
             .iter()
             .filter_map(|u| self.token_for(u).map(|t| (u.clone(), t)))
             .collect();
