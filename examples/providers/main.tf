@@ -1,6 +1,7 @@
 # The smallest configuration that uses both providers: the declarations and provider blocks to
-# copy into an existing configuration. `terraform init` installs them (from the project's mirror
-# with TF_CLI_CONFIG_FILE=dist/terraformrc), `terraform validate` checks the provider blocks.
+# copy into an existing configuration, and one resource of each. `terraform init` installs the
+# providers (from the project's mirror with TF_CLI_CONFIG_FILE=dist/terraformrc); `terraform
+# validate` checks the provider blocks of the providers that resources use.
 
 terraform {
   required_providers {
@@ -27,4 +28,22 @@ provider "kubernetes" {
 # This estate's root outputs are recorded in the cluster, in namespace tofu-records-example.
 provider "records" {
   estate = "example"
+}
+
+resource "kubernetes_config_map" "example" {
+  metadata {
+    name      = "example"
+    namespace = "default"
+  }
+  data = {
+    greeting = "hello"
+  }
+}
+
+# Records this estate's outputs for other estates, which read them with
+# data "terraform_estate_outputs" { estate = "example" }.
+resource "records_outputs" "this" {
+  values = {
+    config_map = kubernetes_config_map.example.metadata[0].name
+  }
 }

@@ -686,8 +686,7 @@ impl DeleteOptions {
         let body: Value = if ctx.body.iter().all(u8::is_ascii_whitespace) {
             json!({})
         } else {
-            serde_json::from_slice(&ctx.body)
-                .map_err(|e| status::bad_request(&format!("invalid DeleteOptions: {e}")))?
+            parse_body(ctx, "DeleteOptions")?
         };
         let dry = body["dryRun"]
             .as_array()

@@ -1,6 +1,7 @@
 //! Decoding of Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`)
 //! into JSON, for the kinds kubectl's typed clients send that way (`create namespace`,
-//! `create configmap|secret|serviceaccount`, `auth can-i`, `create token`).
+//! `create configmap|secret|serviceaccount`, `auth can-i`, `create token`) and Terraform's
+//! kubernetes state backend (Leases, DeleteOptions).
 //!
 //! The body is the `k8s\0` magic followed by a `runtime.Unknown` envelope whose `raw` field
 //! holds the object message; field numbers below come from the upstream `generated.proto`s.
@@ -28,6 +29,8 @@ enum F {
     RepStr,
     MapStr,
     MapBytes,
+    /// `metav1.MicroTime` (`{seconds, nanos}`) as RFC 3339 with microseconds.
+    MicroTime,
     Msg(&'static [(u32, &'static str, F)]),
     RepMsg(&'static [(u32, &'static str, F)]),
 }
@@ -113,6 +116,34 @@ const TOKEN_REQUEST: Schema = &[
 const MAP_STR: Schema = &[(1, "k", F::Str), (2, "v", F::Str)];
 const MAP_BYTES: Schema = &[(1, "k", F::Str), (2, "v", F::Bytes)];
 
+const LEASE: Schema = &[
+    (1, "metadata", F::Msg(OBJECT_META)),
+    (
+        2,
+        "spec",
+        F::Msg(&[
+            (1, "holderIdentity", F::Str),
+            (2, "leaseDurationSeconds", F::Int),
+            (3, "acquireTime", F::MicroTime),
+            (4, "renewTime", F::MicroTime),
+            (5, "leaseTransitions", F::Int),
+            (6, "strategy", F::Str),
+            (7, "preferredHolder", F::Str),
+        ]),
+    ),
+];
+const DELETE_OPTIONS: Schema = &[
+    (1, "gracePeriodSeconds", F::Int),
+    (
+        2,
+        "preconditions",
+        F::Msg(&[(1, "uid", F::Str), (2, "resourceVersion", F::Str)]),
+    ),
+    (3, "orphanDependents", F::Bool),
+    (4, "propagationPolicy", F::Str),
+    (5, "dryRun", F::RepStr),
+];
+
 fn schema(kind: &str) -> Option<Schema> {
     Some(match kind {
         "Namespace" => NAMESPACE,
@@ -122,6 +153,8 @@ fn schema(kind: &str) -> Option<Schema> {
         "SelfSubjectAccessReview" => SSAR,
         "SelfSubjectRulesReview" => SSRR,
         "TokenRequest" => TOKEN_REQUEST,
+        "Lease" => LEASE,
+        "DeleteOptions" => DELETE_OPTIONS,
         _ => return None,
     })
 }
@@ -257,6 +290,9 @@ fn message(buf: &[u8], schema: Schema) -> Result<Map<String, Value>, ProtoError>
                 let map = out.entry(name).or_insert_with(|| json!({}));
                 map[key] = value;
             }
+            (F::MicroTime, Wire::Len(b)) => {
+                out.insert(name, json!(micro_time(b)?));
+            }
             (F::Msg(s), Wire::Len(b)) => {
                 out.insert(name, Value::Object(message(b, s)?));
             }
@@ -265,6 +301,29 @@ fn message(buf: &[u8], schema: Schema) -> Result<Map<String, Value>, ProtoError>
         }
     }
     Ok(out)
+}
+
+/// RFC 3339 with microseconds, as `metav1.MicroTime` marshals to JSON.
+fn micro_time(b: &[u8]) -> Result<String, ProtoError> {
+    let (mut seconds, mut nanos) = (0i64, 0i64);
+    for (num, wire) in Fields(b) {
+        match (num, wire?) {
+            (1, Wire::Varint(v)) => seconds = v as i64,
+            (2, Wire::Varint(v)) => nanos = v as i64,
+            _ => {}
+        }
+    }
+    let t = time::OffsetDateTime::from_unix_timestamp(seconds).map_err(|_| ProtoError::Malformed)?;
+    Ok(format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        nanos / 1000
+    ))
 }
 
 fn push(out: &mut Map<String, Value>, name: String, v: Value) {
