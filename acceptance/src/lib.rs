@@ -4,9 +4,11 @@
 
 pub mod cluster;
 pub mod engine;
+pub mod hcl;
 pub mod mirror;
 pub mod paths;
 pub mod plugin_process;
+pub mod records_fixtures;
 pub mod scenario;
 
 pub use cluster::Cluster;

@@ -41,7 +41,7 @@ resource "kubernetes_config_map" "example" {
 }
 
 # Records this estate's outputs for other estates, which read them with
-# data "terraform_estate_outputs" { estate = "example" }.
+# data "terraform_estate_outputs" naming the estate "example".
 resource "records_outputs" "this" {
   values = {
     config_map = kubernetes_config_map.example.metadata[0].name

@@ -6,8 +6,13 @@
 //! - [`types`], [`value`]: cty types and values; [`codec`]: msgpack and JSON on the wire;
 //! - [`schema`], [`diagnostics`]: what providers declare and report;
 //! - [`provider`]: the traits a provider, resource and data source implement;
-//! - `server`: the tfplugin6 gRPC service, translating requests to those traits;
-//! - `handshake`, `tls`, `lifecycle`: go-plugin's handshake, AutoMTLS, shutdown.
+//! - [`server`]: the tfplugin6 gRPC service, translating requests to those traits
+//!   ([`proto`] holds the generated code);
+//! - [`handshake`], [`tls`], `listener`, `go_plugin`, `lifecycle`: go-plugin's handshake,
+//!   AutoMTLS, the socket, go-plugin's own services, and the process from start to exit.
+//!
+//! A provider binary's `main` is one call: `plugin_runtime::serve(MyProvider::new())`
+//! ([`serve_async`] inside an existing tokio runtime).
 //!
 //! Nothing here knows about Kubernetes.
 

@@ -623,3 +623,226 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
         Ok(Response::new(pb::stop_provider::Response::default()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{ApplyResponse, ImportResponse, PlanResponse, ReadResponse};
+    use crate::schema::{Attribute, NestedBlock};
+    use async_trait::async_trait;
+    use pb::provider_server::Provider as _;
+
+    struct TestProvider;
+    struct Widget;
+
+    #[async_trait]
+    impl Provider for TestProvider {
+        fn schema(&self) -> Schema {
+            Schema::new(
+                0,
+                Block::new("p").attribute(Attribute::optional("token", Type::String, "t").sensitive()),
+            )
+        }
+
+        async fn configure(&self, _: &Value) -> Diagnostics {
+            Diagnostics::new()
+        }
+
+        fn resources(&self) -> Vec<Arc<dyn Resource>> {
+            vec![Arc::new(Widget)]
+        }
+    }
+
+    #[async_trait]
+    impl Resource for Widget {
+        fn type_name(&self) -> &'static str {
+            "test_widget"
+        }
+
+        fn aliases(&self) -> &'static [&'static str] {
+            &["test_widget_v1"]
+        }
+
+        fn schema(&self) -> Schema {
+            let inner = Block::new("inner").attribute(Attribute::required("key", Type::String, "k"));
+            Schema::new(
+                2,
+                Block::new("w")
+                    .attribute(Attribute::computed("id", Type::String, "i").deprecated())
+                    .attribute(Attribute::optional("size", Type::Number, "s"))
+                    .block(NestedBlock::exactly_one("spec", inner.clone()))
+                    .block(NestedBlock::new("tags", Nesting::Set, inner.clone()))
+                    .block(NestedBlock::new("named", Nesting::Map, inner.clone()))
+                    .block(NestedBlock::new("single", Nesting::Single, inner.clone()))
+                    .block(NestedBlock::new("group", Nesting::Group, inner)),
+            )
+        }
+
+        async fn plan(&self, request: PlanRequest) -> Result<PlanResponse, Diagnostics> {
+            Ok(PlanResponse {
+                planned_state: request.proposed_new_state,
+                ..PlanResponse::default()
+            })
+        }
+
+        async fn apply(&self, request: ApplyRequest) -> ApplyResponse {
+            ApplyResponse {
+                new_state: request.planned_state,
+                ..ApplyResponse::default()
+            }
+        }
+
+        async fn read(&self, _: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+            Err(Diagnostic::error("Read failed", "the API is down").into())
+        }
+
+        async fn import(&self, _: ImportRequest) -> Result<ImportResponse, Diagnostics> {
+            Ok(ImportResponse::default())
+        }
+
+        fn upgrade_state(&self, version: i64, mut state: Value) -> Result<Value, Diagnostics> {
+            state.set("id", Value::string(format!("upgraded from {version}")));
+            Ok(state)
+        }
+    }
+
+    fn service() -> ProviderService<TestProvider> {
+        ProviderService::new(TestProvider)
+    }
+
+    fn widget_type() -> Type {
+        Widget.schema().value_type()
+    }
+
+    #[tokio::test]
+    async fn schemas_carry_every_alias_and_nesting_mode() {
+        use pb::schema::nested_block::NestingMode;
+        let response = service()
+            .get_provider_schema(Request::new(pb::get_provider_schema::Request {}))
+            .await
+            .expect("rpc")
+            .into_inner();
+        let provider = response.provider.and_then(|s| s.block).expect("provider block");
+        assert!(provider.attributes[0].sensitive);
+
+        let schemas = &response.resource_schemas;
+        assert_eq!(schemas.get("test_widget"), schemas.get("test_widget_v1"));
+        let widget = schemas.get("test_widget").expect("widget");
+        assert_eq!(widget.version, 2);
+        let block = widget.block.as_ref().expect("block");
+        assert_eq!(block.version, 2);
+        let id = &block.attributes[0];
+        assert!(id.computed && id.deprecated && !id.optional);
+        assert_eq!(id.r#type, b"\"string\"");
+        let modes: Vec<(String, i32, i64, i64)> = block
+            .block_types
+            .iter()
+            .map(|b| (b.type_name.clone(), b.nesting, b.min_items, b.max_items))
+            .collect();
+        assert_eq!(
+            modes,
+            vec![
+                ("spec".into(), NestingMode::List as i32, 1, 1),
+                ("tags".into(), NestingMode::Set as i32, 0, 0),
+                ("named".into(), NestingMode::Map as i32, 0, 0),
+                ("single".into(), NestingMode::Single as i32, 0, 0),
+                ("group".into(), NestingMode::Group as i32, 0, 0),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn stored_json_state_is_upgraded_to_msgpack() {
+        let raw = br#"{"id":"old","size":3,"gone":true,"spec":[{"key":"k"}],"tags":[],"named":{},"single":null,"group":{"key":"g"}}"#;
+        let response = service()
+            .upgrade_resource_state(Request::new(pb::upgrade_resource_state::Request {
+                type_name: "test_widget_v1".into(),
+                version: 1,
+                raw_state: Some(pb::RawState {
+                    json: raw.to_vec(),
+                    flatmap: HashMap::new(),
+                }),
+            }))
+            .await
+            .expect("rpc")
+            .into_inner();
+        assert!(response.diagnostics.is_empty(), "{:?}", response.diagnostics);
+        let state = response.upgraded_state.expect("state");
+        let value = codec::decode_msgpack(&state.msgpack, &widget_type()).expect("decodes");
+        assert_eq!(value.get("id"), &Value::string("upgraded from 1"));
+        assert_eq!(value.get("size"), &Value::int(3));
+        assert_eq!(value.get("group").get("key"), &Value::string("g"));
+    }
+
+    #[tokio::test]
+    async fn failed_reads_keep_the_state_and_report() {
+        let state = pb::DynamicValue {
+            msgpack: codec::encode_msgpack(&Value::object([("id", Value::string("x"))]), &widget_type())
+                .expect("encodes"),
+            json: Vec::new(),
+        };
+        let response = service()
+            .read_resource(Request::new(pb::read_resource::Request {
+                type_name: "test_widget".into(),
+                current_state: Some(state.clone()),
+                private: b"p".to_vec(),
+                ..Default::default()
+            }))
+            .await
+            .expect("rpc")
+            .into_inner();
+        assert_eq!(response.new_state, Some(state));
+        assert_eq!(response.private, b"p");
+        assert_eq!(response.diagnostics[0].summary, "Read failed");
+    }
+
+    #[tokio::test]
+    async fn protocol_errors_become_diagnostics() {
+        let unknown = service()
+            .validate_resource_config(Request::new(pb::validate_resource_config::Request {
+                type_name: "test_gadget".into(),
+                config: None,
+                client_capabilities: None,
+            }))
+            .await
+            .expect("rpc")
+            .into_inner();
+        assert!(unknown.diagnostics[0].detail.contains("\"test_gadget\""));
+
+        // {"size": "big"} where size is a number: the diagnostic points at `size`.
+        let bad = pb::DynamicValue {
+            msgpack: vec![0x81, 0xa4, b's', b'i', b'z', b'e', 0xa3, b'b', b'i', b'g'],
+            json: Vec::new(),
+        };
+        let response = service()
+            .plan_resource_change(Request::new(pb::plan_resource_change::Request {
+                type_name: "test_widget".into(),
+                proposed_new_state: Some(bad),
+                ..Default::default()
+            }))
+            .await
+            .expect("rpc")
+            .into_inner();
+        let diagnostic = &response.diagnostics[0];
+        assert_eq!(diagnostic.severity, pb::diagnostic::Severity::Error as i32);
+        assert_eq!(
+            diagnostic.attribute,
+            Some(to_proto_path(AttributePath::root("size"))),
+            "{diagnostic:?}"
+        );
+
+        let flatmap = service()
+            .upgrade_resource_state(Request::new(pb::upgrade_resource_state::Request {
+                type_name: "test_widget".into(),
+                version: 0,
+                raw_state: Some(pb::RawState {
+                    json: Vec::new(),
+                    flatmap: HashMap::from([("id".to_string(), "x".to_string())]),
+                }),
+            }))
+            .await
+            .expect("rpc")
+            .into_inner();
+        assert_eq!(flatmap.diagnostics[0].summary, "Unsupported state format");
+    }
+}

@@ -79,9 +79,9 @@ impl From<GuardError> for Diagnostic {
                  import {{\n    to = {type_name}.<name>\n    id = {import_id:?}\n  }}"
             ),
             GuardError::Stale { object } => format!(
-                "{object} changed in the cluster after this plan was made, so the plan was not applied \
-                 and nothing was written. Run plan again to review the change against the live object, \
-                 or restore the object to the state the plan saw and apply the same plan."
+                "{object} changed in the cluster after this plan read it, so the plan was not applied \
+                 and nothing was written. Run plan again (with refresh) to review the change against the \
+                 live object, or restore the object to what the plan saw and apply the same plan."
             ),
         };
         Diagnostic::error(summary, detail)

@@ -40,6 +40,7 @@ pub trait Kind: Send + Sync + 'static {
     /// inside configured blocks go to Optional+Computed attributes, so a server default never
     /// shows as a diff. Values the server canonicalises (quantities "0.5" -> "500m") keep the
     /// prior's spelling when they mean the same.
+    #[allow(clippy::wrong_self_convention)] // the name is the kinds' contract; it reads the kind's own fields
     fn from_object(&self, object: &Json, prior: &Value) -> Value;
 
     /// Waits after a create/update until the object is ready (Deployment rollout when

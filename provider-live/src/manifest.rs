@@ -20,6 +20,7 @@ use regex::Regex;
 use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
+use crate::discovery::DiscoveryError;
 use crate::guard::{self, Check};
 use crate::objects::{self, Manager, Target};
 use crate::{metadata, plan, timeouts};
@@ -231,13 +232,12 @@ impl Manifest {
         Manifest { ctx }
     }
 
-    async fn target(&self, client: &kube::Client, identity: &Identity) -> Result<Target, Diagnostics> {
+    async fn target(&self, client: &kube::Client, identity: &Identity) -> Result<Target, DiscoveryError> {
         let resolved = self
             .ctx
             .discovery
             .resolve(client, &identity.api_version, &identity.kind)
-            .await
-            .map_err(diag)?;
+            .await?;
         let namespace = match (resolved.namespaced, &identity.namespace) {
             (true, ns) => Some(ns.clone().unwrap_or_else(|| "default".into())),
             (false, _) => None,
@@ -284,7 +284,7 @@ impl Manifest {
         let planned = &req.planned_state;
         let manifest = planned.get("manifest").to_json();
         let identity = Identity::of(&manifest).map_err(diag)?;
-        let target = self.target(&conn.client, &identity).await?;
+        let target = self.target(&conn.client, &identity).await.map_err(diag)?;
         let live = objects::get(&conn.client, &target).await.map_err(diag)?;
         let object = target.object_ref();
         let import_id = Self::import_id(&identity);
@@ -334,7 +334,7 @@ impl Manifest {
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let identity = Identity::of(&req.prior_state.get("manifest").to_json()).map_err(diag)?;
-        let target = self.target(&conn.client, &identity).await?;
+        let target = self.target(&conn.client, &identity).await.map_err(diag)?;
         let live = objects::get(&conn.client, &target).await.map_err(diag)?;
         let object = target.object_ref();
         let import_id = Self::import_id(&identity);
@@ -583,7 +583,15 @@ impl Resource for Manifest {
         } else {
             planned.set("object", Value::unknown());
         }
-        let target = self.target(&conn.client, &identity).await?;
+        let target = match self.target(&conn.client, &identity).await {
+            Ok(target) => target,
+            // A kind this run installs (a CRD another resource creates): apply checks.
+            Err(DiscoveryError::Unknown { .. }) if prior.is_none() => {
+                response.planned_state = planned;
+                return Ok(response);
+            }
+            Err(e) => return Err(diag(e)),
+        };
         let live = self
             .ctx
             .cache
@@ -635,7 +643,7 @@ impl Resource for Manifest {
                 ..Default::default()
             });
         };
-        let target = self.target(&conn.client, &identity).await?;
+        let target = self.target(&conn.client, &identity).await.map_err(diag)?;
         let live = self
             .ctx
             .cache
@@ -660,7 +668,7 @@ impl Resource for Manifest {
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let identity = Identity::parse_import_id(&req.id).map_err(diag)?;
-        let target = self.target(&conn.client, &identity).await?;
+        let target = self.target(&conn.client, &identity).await.map_err(diag)?;
         let Some(live) = objects::get(&conn.client, &target).await.map_err(diag)? else {
             return Err(diag(Diagnostic::error(
                 "Cannot import an object that does not exist",

@@ -193,6 +193,27 @@ mod tests {
     }
 
     #[test]
+    fn new_set_and_single_block_elements_get_unknowns_and_known_ones_do_not() {
+        let inner = Block::new("i")
+            .attribute(Attribute::optional("name", Type::String, ""))
+            .attribute(Attribute::optional_computed("port", Type::Number, ""));
+        let block = Block::new("r")
+            .block(NestedBlock::new("set", Nesting::Set, inner.clone()))
+            .block(NestedBlock::new("one", Nesting::Single, inner));
+        let element = |name: &str| Value::object([("name", Value::string(name)), ("port", Value::Null)]);
+        let prior = Value::object([("set", Value::Set(vec![element("a")])), ("one", Value::Null)]);
+        let proposed = Value::object([
+            ("set", Value::Set(vec![element("a"), element("b")])),
+            ("one", element("c")),
+        ]);
+        let got = unknown_computed(&block, &proposed, Some(&prior));
+        let set = got.get("set").elements();
+        assert_eq!(set[0], element("a"), "the element the prior has keeps its null");
+        assert!(set[1].get("port").is_unknown());
+        assert!(got.get("one").get("port").is_unknown());
+    }
+
+    #[test]
     fn update_keeps_nulls_the_prior_has() {
         let prior = resource(Value::string("x"), Value::Null, "a", Value::string("u"));
         let got = unknown_computed(&schema(), &prior, Some(&prior));

@@ -122,6 +122,18 @@ mod tests {
     }
 
     #[test]
+    fn bad_estate_is_reported_at_its_attribute() {
+        let config = Value::object([("estate", Value::string("Not An Estate"))]);
+        let diags = LiveProvider::default().validate_config(&config);
+        let paths: Vec<String> = diags
+            .0
+            .iter()
+            .filter_map(|d| d.attribute.as_ref().map(|p| p.to_string()))
+            .collect();
+        assert!(paths.contains(&"estate".to_string()), "{diags:?}");
+    }
+
+    #[test]
     fn schema_adds_ignore_lists_to_the_connection_block() {
         let schema = LiveProvider::default().schema();
         assert!(schema.block.find_attribute("estate").is_some());

@@ -26,7 +26,11 @@ struct Harness {
 
 impl Harness {
     async fn start(estate: &str) -> Harness {
-        let server = TestServer::start(Options::default());
+        let options = Options {
+            users: vec![("getter".into(), Vec::new())],
+            ..Options::default()
+        };
+        let server = TestServer::start(options);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kubeconfig");
         server.write_kubeconfig(&path, "admin").unwrap();
@@ -52,8 +56,17 @@ impl Harness {
 
     /// The resource from a freshly configured provider: one engine run.
     async fn resource(&self, type_name: &str) -> Arc<dyn Resource> {
+        self.resource_as(type_name, None).await
+    }
+
+    /// The resource from a provider using the kubeconfig context `context` (a user name).
+    async fn resource_as(&self, type_name: &str, context: Option<&str>) -> Arc<dyn Resource> {
         let provider = LiveProvider::default();
-        let diags = provider.configure(&self.provider_config).await;
+        let mut config = self.provider_config.clone();
+        if let Some(context) = context {
+            config.set("config_context", Value::string(context));
+        }
+        let diags = provider.configure(&config).await;
         assert!(!diags.has_errors(), "{diags:?}");
         provider
             .resources()
@@ -112,6 +125,16 @@ impl Harness {
             .patch(name, &pp, &Patch::Merge(&patch))
             .await
             .unwrap();
+    }
+
+    /// Makes the next `count` requests on `resource` fail with `kind` (429, 500, ...).
+    async fn inject_fault(&self, resource: &str, kind: &str, count: u32) {
+        let body = serde_json::to_vec(&json!({"resource": resource, "kind": kind, "count": count})).unwrap();
+        let req = http::Request::post("/_test/faults")
+            .header("Content-Type", "application/json")
+            .body(body)
+            .unwrap();
+        self.client.request_text(req).await.unwrap();
     }
 
     /// The request counters of the test server.
@@ -732,4 +755,215 @@ async fn manifest_lifecycle() {
     let d = m.destroy().await;
     assert!(!d.has_errors(), "{d:?}");
     assert!(h.live_cm("platform", "handoff").await.is_none());
+
+    // A kind the cluster does not serve yet (a CRD created in the same run) plans, and the
+    // apply says what is missing.
+    let widget = Value::object([(
+        "manifest",
+        Value::from_json(&json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "namespace": "platform"}})),
+    )]);
+    let mut w = Instance::new(&h, "kubernetes_manifest", widget).await;
+    let plan = w.plan().await.unwrap();
+    assert!(plan.planned_state.get("object").is_unknown());
+    let text = errors(&w.apply_plan(&plan).await);
+    assert!(
+        text.contains("Widget") && text.contains("example.com/v1"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn api_errors_are_retried_or_explained() {
+    let h = Harness::start("app").await;
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("shop", None, Value::Null))]),
+    )
+    .await;
+    ns.apply().await;
+    let mut cm = Instance::new(
+        &h,
+        "kubernetes_config_map",
+        config_map("app-config", &[("k", "v")]),
+    )
+    .await;
+    cm.apply().await;
+
+    // 429 and 500 are retried: the refresh still succeeds.
+    cm.next_run().await;
+    h.inject_fault("configmaps", "429", 2).await;
+    h.inject_fault("configmaps", "500", 1).await;
+    cm.refresh().await;
+    assert!(!cm.state.is_null());
+
+    // The server's validation error names the object and the field.
+    let mut bad = Instance::new(
+        &h,
+        "kubernetes_config_map",
+        config_map("bad", &[("not a key!", "v")]),
+    )
+    .await;
+    let plan = bad.plan().await.unwrap();
+    let d = bad.apply_plan(&plan).await;
+    let text = errors(&d);
+    assert!(text.contains("shop/bad") && text.contains("data"), "{text}");
+    assert_eq!(bad.state, Value::Null, "nothing was created");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn generate_name_creates_with_a_server_picked_name() {
+    let h = Harness::start("app").await;
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("shop", None, Value::Null))]),
+    )
+    .await;
+    ns.apply().await;
+    let metadata = Value::List(vec![Value::object([
+        ("generate_name", Value::string("cfg-")),
+        ("namespace", Value::string("shop")),
+    ])]);
+    let mut cm = Instance::new(
+        &h,
+        "kubernetes_config_map",
+        Value::object([("metadata", metadata), ("data", Value::string_map([("k", "v")]))]),
+    )
+    .await;
+    let plan = cm.apply().await;
+    assert!(
+        provider_live::metadata::of(&plan.planned_state)
+            .get("name")
+            .is_unknown()
+    );
+    let name = provider_live::metadata::of(&cm.state)
+        .get("name")
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(name.starts_with("cfg-") && name.len() > 4, "{name}");
+    let live = h.live_cm("shop", &name).await.unwrap();
+    assert_eq!(labels_of(&live), json!({"tofu-estate": "app"}));
+    assert!(cm.no_diff().await);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replicas_owned_by_another_manager_are_left_alone() {
+    let h = Harness::start("app").await;
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("shop", None, Value::Null))]),
+    )
+    .await;
+    ns.apply().await;
+    let labels = Value::string_map([("app", "web")]);
+    let container = Value::object([
+        ("name", Value::string("web")),
+        ("image", Value::string("nginx:1.27")),
+    ]);
+    let spec = Value::object([
+        (
+            "selector",
+            Value::List(vec![Value::object([("match_labels", labels.clone())])]),
+        ),
+        (
+            "template",
+            Value::List(vec![Value::object([
+                (
+                    "metadata",
+                    Value::List(vec![Value::object([("labels", labels.clone())])]),
+                ),
+                (
+                    "spec",
+                    Value::List(vec![Value::object([("container", Value::List(vec![container]))])]),
+                ),
+            ])]),
+        ),
+    ]);
+    let config = Value::object([
+        ("metadata", meta("web", Some("shop"), Value::Null)),
+        ("spec", Value::List(vec![spec])),
+        ("wait_for_rollout", Value::Bool(false)),
+    ]);
+    let mut deploy = Instance::new(&h, "kubernetes_deployment", config).await;
+    deploy.apply().await;
+    assert!(deploy.no_diff().await);
+
+    // An autoscaler takes over replicas.
+    let deployments = h.api("apps/v1", "Deployment", "deployments", Some("shop"));
+    let pp = PatchParams {
+        field_manager: Some("hpa".into()),
+        ..Default::default()
+    };
+    deployments
+        .patch("web", &pp, &Patch::Merge(json!({"spec": {"replicas": 4}})))
+        .await
+        .unwrap();
+    assert!(
+        deploy.no_diff().await,
+        "replicas the config does not set never diff"
+    );
+
+    // A change to the config keeps the autoscaler's replicas.
+    deploy.config = conform(&deploy.resource.schema().block, {
+        let mut c = deploy.config.clone();
+        c.set(
+            "metadata",
+            meta("web", Some("shop"), Value::string_map([("tier", "front")])),
+        );
+        c
+    });
+    deploy.next_run().await;
+    deploy.refresh().await;
+    deploy.apply().await;
+    let live = serde_json::to_value(deployments.get("web").await.unwrap()).unwrap();
+    assert_eq!(live["spec"]["replicas"], json!(4));
+    assert_eq!(labels_of(&live), json!({"tier": "front", "tofu-estate": "app"}));
+    assert!(deploy.no_diff().await);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_fall_back_to_get_where_list_is_forbidden() {
+    let h = Harness::start("app").await;
+    let mut ns = Instance::new(
+        &h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta("shop", None, Value::Null))]),
+    )
+    .await;
+    ns.apply().await;
+    let mut cm = Instance::new(
+        &h,
+        "kubernetes_config_map",
+        config_map("app-config", &[("k", "v")]),
+    )
+    .await;
+    cm.apply().await;
+    // `getter` may get config maps in shop, and nothing else.
+    let roles = h.api("rbac.authorization.k8s.io/v1", "Role", "roles", Some("shop"));
+    let role: DynamicObject = serde_json::from_value(json!({"apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role", "metadata": {"name": "get-cm"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}]}))
+    .unwrap();
+    roles.create(&PostParams::default(), &role).await.unwrap();
+    let bindings = h.api(
+        "rbac.authorization.k8s.io/v1",
+        "RoleBinding",
+        "rolebindings",
+        Some("shop"),
+    );
+    let binding: DynamicObject = serde_json::from_value(json!({"apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding", "metadata": {"name": "getter"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "get-cm"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "getter"}]}))
+    .unwrap();
+    bindings.create(&PostParams::default(), &binding).await.unwrap();
+
+    let before = cm.state.clone();
+    cm.resource = h.resource_as("kubernetes_config_map", Some("getter")).await;
+    cm.refresh().await;
+    assert_eq!(cm.state, before, "read through GET after the LIST was forbidden");
 }

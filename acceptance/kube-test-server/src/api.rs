@@ -20,6 +20,7 @@ use crate::reviews;
 use crate::state::Shared;
 use crate::status::{self, ApiError};
 use crate::subresources;
+use crate::table;
 use crate::telemetry::FaultKind;
 use crate::testing;
 use crate::watch;
@@ -367,6 +368,25 @@ fn non_resource(path: &str) -> Reply {
     }
 }
 
+/// Turns a GET's object or list into a Table when the client prints server-side.
+fn as_table(ctx: &Ctx, kind: &str, reply: Reply) -> Reply {
+    let Body::Json(body) = &reply.body else {
+        return reply;
+    };
+    if !table::wanted(ctx.accept()) {
+        return reply;
+    }
+    let table = match body["items"].as_array() {
+        Some(items) => table::render(kind, items, &body["metadata"]["resourceVersion"]),
+        None => table::render(
+            kind,
+            std::slice::from_ref(body),
+            &body["metadata"]["resourceVersion"],
+        ),
+    };
+    Reply::json(reply.code, table)
+}
+
 /// A resource the real apiserver has but this server does not store (pods, replicasets, ...):
 /// reads find nothing, so `kubectl get all` works; anything else is an unknown resource.
 fn unstored(ctx: &Ctx, rp: &ResourcePath) -> Result<Reply, ApiError> {
@@ -429,9 +449,9 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
         return subresources::handle(&call, sub);
     }
     match (&ctx.method, call.name.is_some()) {
-        (&Method::GET, true) => call.get(),
+        (&Method::GET, true) => call.get().map(|r| as_table(ctx, rt.kind, r)),
         (&Method::GET, false) if ctx.query.flag("watch") => watch::serve(&call),
-        (&Method::GET, false) => call.list(),
+        (&Method::GET, false) => call.list().map(|r| as_table(ctx, rt.kind, r)),
         (&Method::POST, false) => call.create(),
         (&Method::PUT, true) => call.update(),
         (&Method::PATCH, true) => call.patch(),

@@ -11,8 +11,6 @@ use crate::resources::{self, ResourceType};
 use crate::state::{Rollout, Shared};
 use crate::store::Store;
 
-/// How long a deleted namespace stays Terminating before it disappears.
-const NAMESPACE_GRACE: Duration = Duration::from_millis(1000);
 /// How long a Deployment takes to "roll out".
 const ROLLOUT_DELAY: Duration = Duration::from_millis(300);
 /// How long the garbage collector takes to finish a foreground deletion.
@@ -56,7 +54,7 @@ pub fn schedule_namespace_cleanup(st: &Shared, namespace: &str) {
     let st = st.clone();
     let namespace = namespace.to_string();
     spawn(async move {
-        tokio::time::sleep(NAMESPACE_GRACE / 4).await;
+        tokio::time::sleep(st.namespace_grace / 4).await;
         {
             let mut store = st.store();
             for rt in resources::ALL.iter().filter(|r| r.namespaced) {
@@ -70,7 +68,7 @@ pub fn schedule_namespace_cleanup(st: &Shared, namespace: &str) {
             }
         }
         st.written.notify_one();
-        tokio::time::sleep(NAMESPACE_GRACE * 3 / 4).await;
+        tokio::time::sleep(st.namespace_grace * 3 / 4).await;
         st.store().remove(&resources::NAMESPACES.key(), "", &namespace);
         st.written.notify_one();
     });

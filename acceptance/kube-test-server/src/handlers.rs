@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::api::{Ctx, Reply};
 use crate::controllers;
+use crate::index::Id;
 use crate::kinds;
 use crate::meta;
 use crate::resources::{self, DeleteAnswer, ResourceType};
@@ -46,9 +47,7 @@ impl<'a> Call<'a> {
 
     /// The object as the client asked to see it (served version, canonical key order).
     pub fn present(&self, obj: &Value) -> Value {
-        let mut out = kinds::to_version(&self.rt, &self.version, obj);
-        meta::canonicalize(&mut out);
-        out
+        kinds::present(&self.rt, &self.version, obj)
     }
 
     pub fn write_info<'b>(
@@ -89,7 +88,12 @@ impl<'a> Call<'a> {
         let mut items = Vec::new();
         let mut remaining = 0usize;
         let mut last_key = None;
-        for (key, obj) in store.entries(&self.rt.key(), self.list_namespace()) {
+        let key = self.rt.key();
+        let candidates: Box<dyn Iterator<Item = (&Id, &Value)>> = match selectors.label_equalities() {
+            Some(pairs) => Box::new(store.with_labels(&key, self.list_namespace(), pairs).into_iter()),
+            None => Box::new(store.entries(&key, self.list_namespace())),
+        };
+        for (key, obj) in candidates {
             if start.as_ref().is_some_and(|s| key <= s) || !selectors.matches(obj) {
                 continue;
             }

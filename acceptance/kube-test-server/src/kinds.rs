@@ -154,6 +154,17 @@ pub fn spec_changed(old: &Value, new: &Value) -> bool {
     strip(old) != strip(new)
 }
 
+/// A stored object as a client reading `version` sees it, in canonical key order.
+pub fn present(rt: &ResourceType, version: &str, obj: &Value) -> Value {
+    if version == rt.storage_version() {
+        // Stored objects are already in canonical order.
+        return obj.clone();
+    }
+    let mut out = to_version(rt, version, obj);
+    crate::meta::canonicalize(&mut out);
+    out
+}
+
 /// Converts a stored object to the served version (only HPAs have two versions).
 pub fn to_version(rt: &ResourceType, version: &str, obj: &Value) -> Value {
     if *rt != resources::HPAS || version != "v1" {

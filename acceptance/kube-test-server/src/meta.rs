@@ -16,12 +16,6 @@ pub fn now() -> String {
     )
 }
 
-/// Now as `metav1.MicroTime` (RFC 3339 with microseconds).
-pub fn now_micro() -> String {
-    let t = time::OffsetDateTime::now_utc();
-    format!("{}.{:06}Z", &now()[..19], t.microsecond())
-}
-
 pub fn new_uid() -> String {
     uuid::Uuid::new_v4().to_string()
 }
@@ -90,14 +84,4 @@ pub fn sort_keys(v: &mut Value) {
     if let Some(m) = v.as_object_mut() {
         m.sort_keys();
     }
-}
-
-/// A string field of `metadata`.
-pub fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
-    obj["metadata"][field].as_str()
-}
-
-/// `metadata.labels` as a map (empty when absent).
-pub fn labels(obj: &Value) -> Map<String, Value> {
-    obj["metadata"]["labels"].as_object().cloned().unwrap_or_default()
 }

@@ -14,6 +14,8 @@ use crate::{defaults, ssa, validation};
 pub struct Selectors {
     labels: LabelSelector,
     fields: FieldSelector,
+    /// The label selector's terms when all are `key=value` (answerable from the label index).
+    equalities: Vec<(String, String)>,
 }
 
 impl Selectors {
@@ -22,16 +24,55 @@ impl Selectors {
         let labels = LabelSelector::parse(label.unwrap_or("")).map_err(|m| status::bad_request(&m))?;
         let fields =
             FieldSelector::parse_for_kind(field.unwrap_or(""), kind).map_err(|m| status::bad_request(&m))?;
-        Ok(Self { labels, fields })
+        let equalities = label.map(simple_equalities).unwrap_or_default();
+        Ok(Self {
+            labels,
+            fields,
+            equalities,
+        })
+    }
+
+    /// `(label, value)` pairs that together are the whole label selector, if it is only
+    /// equality terms; a LIST can then start from the label index.
+    pub fn label_equalities(&self) -> Option<&[(String, String)]> {
+        (!self.equalities.is_empty()).then_some(self.equalities.as_slice())
     }
 
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty() && self.fields.is_empty()
     }
 
+    /// Whether `obj` is selected. Empty selectors skip their work: this runs for every
+    /// stored object a LIST or watch walks.
     pub fn matches(&self, obj: &Value) -> bool {
-        self.labels.matches_object(obj) && self.fields.matches(obj)
+        let labels_ok = self.labels.is_empty()
+            || match obj
+                .get("metadata")
+                .and_then(|m| m.get("labels"))
+                .and_then(Value::as_object)
+            {
+                Some(labels) => self.labels.matches(labels),
+                None => self.labels.matches(&serde_json::Map::new()),
+            };
+        labels_ok && (self.fields.is_empty() || self.fields.matches(obj))
     }
+}
+
+/// Splits `a=b,c==d` into pairs; empty unless every term is a plain equality (anything
+/// else, `!=`, `in`, existence, is left to the full selector).
+fn simple_equalities(selector: &str) -> Vec<(String, String)> {
+    let plain = |s: &str| !s.is_empty() && !s.contains(|c: char| c.is_whitespace() || "!=()<>".contains(c));
+    let mut pairs = Vec::new();
+    for term in selector.split(',') {
+        let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) else {
+            return Vec::new();
+        };
+        if !plain(k) || !plain(v) {
+            return Vec::new();
+        }
+        pairs.push((k.to_string(), v.to_string()));
+    }
+    pairs
 }
 
 fn patch_error(e: PatchError) -> ApiError {

@@ -32,6 +32,9 @@ pub struct Options {
     /// Load the store from this file at start (if it exists) and save it after writes.
     pub state_file: Option<PathBuf>,
     pub rollout: Rollout,
+    /// How long a deleted namespace stays Terminating (default 1 s; the recorded cluster
+    /// took about 5 s).
+    pub namespace_grace: Option<Duration>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -64,7 +67,8 @@ struct SavedState {
 pub struct TestServer {
     url: String,
     state: Shared,
-    users: Vec<String>,
+    /// Users named in kubeconfigs (admin, `Options::users`, added users).
+    users: std::sync::Mutex<Vec<String>>,
     shutdown: Option<oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -112,6 +116,7 @@ impl TestServer {
             address.clone(),
             options.rollout,
             options.state_file.clone(),
+            options.namespace_grace.unwrap_or(Duration::from_secs(1)),
         ));
         if !restored {
             bootstrap(&state);
@@ -147,7 +152,7 @@ impl TestServer {
         Ok(TestServer {
             url: format!("https://{address}"),
             state,
-            users,
+            users: std::sync::Mutex::new(users),
             shutdown: Some(tx),
             thread: Some(thread),
         })
@@ -173,10 +178,11 @@ impl TestServer {
     }
 
     /// Adds a user while the server runs and returns its token.
-    pub fn add_user(&mut self, name: &str, groups: &[&str]) -> String {
+    pub fn add_user(&self, name: &str, groups: &[&str]) -> String {
         let groups: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
-        if !self.users.iter().any(|u| u == name) {
-            self.users.push(name.to_string());
+        let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
+        if !users.iter().any(|u| u == name) {
+            users.push(name.to_string());
         }
         self.state.auth.add_user(name, &groups)
     }
@@ -199,7 +205,7 @@ impl TestServer {
     /// A kubeconfig with every user of this server, `current` as the current context
     /// (`current` may be any user with a token, e.g. the transcripts' `app-planner`).
     pub fn kubeconfig(&self, current: &str) -> String {
-        let mut names = self.users.clone();
+        let mut names = self.users.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if !names.iter().any(|u| u == current) {
             names.push(current.to_string());
         }

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use crate::auth::Authenticator;
 use crate::store::Store;
@@ -32,6 +33,8 @@ pub struct State {
     pub state_file: Option<PathBuf>,
     /// Signals the persistence task that something was written.
     pub written: tokio::sync::Notify,
+    /// How long a deleted namespace stays Terminating.
+    pub namespace_grace: Duration,
 }
 
 pub type Shared = Arc<State>;
@@ -43,6 +46,7 @@ impl State {
         address: String,
         rollout: Rollout,
         state_file: Option<PathBuf>,
+        namespace_grace: Duration,
     ) -> Self {
         Self {
             store: Mutex::new(store),
@@ -53,6 +57,7 @@ impl State {
             telemetry: Telemetry::default(),
             state_file,
             written: tokio::sync::Notify::new(),
+            namespace_grace,
         }
     }
 

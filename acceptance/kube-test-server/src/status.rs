@@ -132,16 +132,6 @@ pub fn unauthorized() -> ApiError {
     failure(401, "Unauthorized", "Unauthorized", None)
 }
 
-/// 422 with only the generic message, as a failing JSON-patch `test` gets.
-pub fn invalid_generic() -> ApiError {
-    failure(
-        422,
-        "Invalid",
-        "the server rejected our request due to an error in our request",
-        Some(json!({})),
-    )
-}
-
 /// 422 on a request option (`PatchOptions`, `CreateOptions`, ...) rather than on the object.
 pub fn invalid_options(kind: &str, field: &str, reason: &str, detail: &str) -> ApiError {
     let message = format!("{kind}.meta.k8s.io \"\" is invalid: {field}: {detail}");

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use crate::index::{Id, LabelIndex};
+
 /// How many past events a watch starting from an old resourceVersion can replay.
 const HISTORY: usize = 4096;
 
@@ -35,7 +37,8 @@ pub struct Event {
     pub object: Arc<Value>,
 }
 
-type Bucket = BTreeMap<(String, String), Value>;
+/// Objects are shared with the watch history rather than copied into it.
+type Bucket = BTreeMap<(String, String), Arc<Value>>;
 
 /// The persisted part of the store.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -50,6 +53,7 @@ pub struct Store {
     history: VecDeque<Event>,
     events: broadcast::Sender<Event>,
     dirty: bool,
+    labels: LabelIndex,
 }
 
 impl Default for Store {
@@ -76,6 +80,7 @@ impl Store {
             history: VecDeque::new(),
             events: broadcast::channel(1024).0,
             dirty: false,
+            labels: LabelIndex::default(),
         }
     }
 
@@ -87,6 +92,7 @@ impl Store {
         self.objects
             .get(key)?
             .get(&(namespace.to_string(), name.to_string()))
+            .map(Arc::as_ref)
     }
 
     /// Objects of one type in key order; `namespace` `None` means all namespaces.
@@ -102,52 +108,86 @@ impl Store {
     ) -> impl Iterator<Item = (&'a (String, String), &'a Value)> + 'a {
         let bucket = self.objects.get(key);
         bucket.into_iter().flat_map(move |b| {
-            let range: Box<dyn Iterator<Item = (&(String, String), &Value)>> = match namespace {
-                Some(ns) => Box::new(
-                    b.range((ns.to_string(), String::new())..)
-                        .take_while(move |((n, _), _)| n == ns),
-                ),
-                None => Box::new(b.iter()),
+            let range = match namespace {
+                // `ns\0` is the least string above `ns`, so this is exactly namespace `ns`.
+                Some(ns) => b.range((ns.to_string(), String::new())..(format!("{ns}\0"), String::new())),
+                None => b.range::<(String, String), _>(..),
             };
-            range
+            range.map(|(k, v)| (k, v.as_ref()))
         })
+    }
+
+    /// The objects of `key` (in `namespace`, if given) whose labels include every
+    /// `(label, value)` pair, in key order, found through the label index.
+    pub fn with_labels<'a>(
+        &'a self,
+        key: &str,
+        namespace: Option<&str>,
+        pairs: &[(String, String)],
+    ) -> Vec<(&'a Id, &'a Value)> {
+        let Some(bucket) = self.objects.get(key) else {
+            return Vec::new();
+        };
+        self.labels
+            .lookup(key, pairs)
+            .into_iter()
+            .filter(|(ns, _)| namespace.is_none_or(|want| want == ns))
+            .filter_map(|id| bucket.get_key_value(id).map(|(k, v)| (k, v.as_ref())))
+            .collect()
     }
 
     /// Stores `obj` (new or replacing) under the next resourceVersion and records the event.
     pub fn put(&mut self, key: &str, mut obj: Value) -> Value {
         self.rv += 1;
+        let fresh = obj["metadata"].get("resourceVersion").is_none();
         obj["metadata"]["resourceVersion"] = Value::String(self.rv.to_string());
+        if fresh {
+            // Keep ObjectMeta's field order, so reads need not reorder stored objects.
+            crate::meta::canonicalize(&mut obj);
+        }
         let (ns, name) = ns_name(&obj);
+        let shared = Arc::new(obj);
+        let id = (ns.clone(), name);
         let bucket = self.objects.entry(key.to_string()).or_default();
-        let kind = if bucket.insert((ns.clone(), name), obj.clone()).is_some() {
-            EventType::Modified
-        } else {
-            EventType::Added
+        let previous = bucket.insert(id.clone(), shared.clone());
+        let kind = match &previous {
+            Some(old) => {
+                self.labels.remove(key, &id, old);
+                EventType::Modified
+            }
+            None => EventType::Added,
         };
-        self.emit(key, ns, kind, obj.clone());
+        self.labels.insert(key, &id, &shared);
+        let obj = shared.as_ref().clone();
+        self.emit(key, ns, kind, shared);
         obj
     }
 
     /// Removes an object and returns it carrying the deletion's resourceVersion (as the
     /// DELETED event does).
     pub fn remove(&mut self, key: &str, namespace: &str, name: &str) -> Option<Value> {
-        let mut gone = self
-            .objects
-            .get_mut(key)?
-            .remove(&(namespace.to_string(), name.to_string()))?;
+        let id = (namespace.to_string(), name.to_string());
+        let removed = self.objects.get_mut(key)?.remove(&id)?;
+        self.labels.remove(key, &id, &removed);
+        let mut gone = Arc::unwrap_or_clone(removed);
         self.rv += 1;
         gone["metadata"]["resourceVersion"] = Value::String(self.rv.to_string());
-        self.emit(key, namespace.to_string(), EventType::Deleted, gone.clone());
+        self.emit(
+            key,
+            namespace.to_string(),
+            EventType::Deleted,
+            Arc::new(gone.clone()),
+        );
         Some(gone)
     }
 
-    fn emit(&mut self, key: &str, namespace: String, kind: EventType, object: Value) {
+    fn emit(&mut self, key: &str, namespace: String, kind: EventType, object: Arc<Value>) {
         let event = Event {
             key: key.to_string(),
             namespace,
             rv: self.rv,
             kind,
-            object: Arc::new(object),
+            object,
         };
         if self.history.len() == HISTORY {
             self.history.pop_front();
@@ -182,7 +222,7 @@ impl Store {
             objects: self
                 .objects
                 .iter()
-                .map(|(k, b)| (k.clone(), b.values().cloned().collect()))
+                .map(|(k, b)| (k.clone(), b.values().map(|o| o.as_ref().clone()).collect()))
                 .collect(),
         }
     }
@@ -190,9 +230,11 @@ impl Store {
     pub fn restore(&mut self, snap: Snapshot) {
         self.rv = snap.rv;
         for (key, objs) in snap.objects {
-            let bucket = self.objects.entry(key).or_default();
+            let bucket = self.objects.entry(key.clone()).or_default();
             for obj in objs {
-                bucket.insert(ns_name(&obj), obj);
+                let id = ns_name(&obj);
+                self.labels.insert(&key, &id, &obj);
+                bucket.insert(id, Arc::new(obj));
             }
         }
     }

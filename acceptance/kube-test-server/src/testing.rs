@@ -55,7 +55,8 @@ pub fn handle(st: &Shared, ctx: &Ctx, path: &str) -> Reply {
                 Some("never-ready") => Rollout::NeverReady,
                 Some("off") => Rollout::Off,
                 _ => {
-                    return status::bad_request("invalid rollout mode: want ready, never-ready or off").into();
+                    return status::bad_request("invalid rollout mode: want ready, never-ready or off")
+                        .into();
                 }
             };
             *st.rollout.lock().unwrap_or_else(|e| e.into_inner()) = mode;

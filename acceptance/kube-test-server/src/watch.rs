@@ -16,7 +16,6 @@ use tokio::time::Instant;
 use crate::api::{Body, Reply};
 use crate::handlers::Call;
 use crate::kinds;
-use crate::meta;
 use crate::resources::ResourceType;
 use crate::semantics::Selectors;
 use crate::status::{self, ApiError};
@@ -42,8 +41,7 @@ impl Filter {
     }
 
     fn line(&self, kind: EventType, obj: &Value) -> Bytes {
-        let mut object = kinds::to_version(&self.rt, &self.version, obj);
-        meta::canonicalize(&mut object);
+        let object = kinds::present(&self.rt, &self.version, obj);
         let mut text = json!({"type": kind, "object": object}).to_string();
         text.push('\n');
         Bytes::from(text)

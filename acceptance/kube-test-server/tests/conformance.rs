@@ -308,8 +308,11 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
         .to_string();
     let doc: Value = serde_json::from_slice(&std::fs::read(file).expect("transcript readable"))
         .expect("transcript is JSON");
+    // No Deployment controller, as recorded; namespaces stay Terminating long enough for
+    // 02-namespace's steps to see it even on a loaded machine.
     let server = TestServer::start(Options {
         rollout: Rollout::Off,
+        namespace_grace: Some(Duration::from_secs(2)),
         ..Default::default()
     });
     let mut client = Client::connect(server.url(), server.ca_pem())

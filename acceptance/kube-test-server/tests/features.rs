@@ -104,6 +104,33 @@ async fn faults_counters_and_users() {
     assert_eq!(call(&mut c, "GET", list, ADMIN, None).await.status, 429);
     assert_eq!(call(&mut c, "GET", list, ADMIN, None).await.status, 200);
 
+    let slow = json!({"resource": "configmaps", "kind": "latency", "latencyMs": 300});
+    call(&mut c, "POST", "/_test/faults", ADMIN, Some(slow)).await;
+    let started = Instant::now();
+    assert_eq!(call(&mut c, "GET", list, ADMIN, None).await.status, 200);
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "latency fault delays the answer"
+    );
+
+    let broken = json!({"resource": "*", "kind": "500"});
+    call(&mut c, "POST", "/_test/faults", ADMIN, Some(broken)).await;
+    assert_eq!(
+        call(&mut c, "GET", "/api/v1/namespaces", ADMIN, None)
+            .await
+            .status,
+        500
+    );
+
+    let dropped = json!({"resource": "configmaps", "kind": "drop"});
+    call(&mut c, "POST", "/_test/faults", ADMIN, Some(dropped)).await;
+    let headers = [("accept", "application/json")];
+    assert!(
+        c.request("GET", list, &headers, Some(ADMIN), None).await.is_err(),
+        "drop closes the connection"
+    );
+    let mut c = connect(&server).await;
+
     let conflict = json!({"resource": "configmaps", "kind": "conflict"});
     call(&mut c, "POST", "/_test/faults", ADMIN, Some(conflict)).await;
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
@@ -124,7 +151,7 @@ async fn faults_counters_and_users() {
         .filter(|i| i["user"] == "admin" && i["verb"] == "list" && i["resource"] == "configmaps")
         .map(|i| i["count"].as_u64().unwrap_or(0))
         .sum();
-    assert_eq!(lists, 3, "{counts}");
+    assert_eq!(lists, 5, "{counts}");
     assert_eq!(
         call(&mut c, "DELETE", "/_test/requests", ADMIN, None)
             .await
@@ -264,5 +291,72 @@ fn kubeconfig_has_a_context_per_user() {
         doc["clusters"][0]["cluster"]["certificate-authority-data"]
             .as_str()
             .is_some_and(|d| !d.is_empty())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn label_selector_lists_follow_label_changes_and_deletes() {
+    let server = TestServer::start(Options::default());
+    let mut c = connect(&server).await;
+    let base = "/api/v1/namespaces/default/configmaps";
+    let names = |r: ClientResponse| -> Vec<String> {
+        r.json().expect("list JSON")["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["metadata"]["name"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    for (name, tier) in [("a", "x"), ("b", "x"), ("c", "y")] {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"tier": tier, "app": "w"}}});
+        assert_eq!(call(&mut c, "POST", base, ADMIN, Some(cm)).await.status, 201);
+    }
+    let by = |sel: &str| format!("{base}?labelSelector={sel}");
+    assert_eq!(
+        names(call(&mut c, "GET", &by("tier%3Dx%2Capp%3Dw"), ADMIN, None).await),
+        ["a", "b"]
+    );
+
+    let relabel = json!({"metadata": {"labels": {"tier": "y"}}});
+    let headers = [("content-type", "application/merge-patch+json")];
+    let body = Some(relabel.to_string().into_bytes());
+    assert_eq!(
+        c.request("PATCH", &format!("{base}/a"), &headers, Some(ADMIN), body)
+            .await
+            .expect("patch")
+            .status,
+        200
+    );
+    assert_eq!(
+        call(&mut c, "DELETE", &format!("{base}/c"), ADMIN, None)
+            .await
+            .status,
+        200
+    );
+
+    assert_eq!(
+        names(call(&mut c, "GET", &by("tier%3Dx"), ADMIN, None).await),
+        ["b"]
+    );
+    assert_eq!(
+        names(call(&mut c, "GET", &by("tier%3Dy"), ADMIN, None).await),
+        ["a"]
+    );
+    assert_eq!(
+        names(call(&mut c, "GET", &by("tier%3Dy&limit=1"), ADMIN, None).await),
+        ["a"]
+    );
+    assert_eq!(
+        names(
+            call(
+                &mut c,
+                "GET",
+                "/api/v1/configmaps?labelSelector=app%3Dw",
+                ADMIN,
+                None
+            )
+            .await
+        ),
+        ["a", "b"]
     );
 }

@@ -137,6 +137,17 @@ fn kubectl_works_against_the_test_server() {
     for (key, value) in [("a", "b"), ("m", "1"), ("j", "2"), ("s", "3")] {
         assert_eq!(obj["data"][key], value, "data.{key} in {obj}");
     }
+    // Server-side printing: kubectl's usual columns, plus -L label columns.
+    let table = k.ok(&["-n", "kt", "get", "configmap", "c1", "-L", "tier"]);
+    let header: Vec<&str> = table.lines().next().unwrap_or("").split_whitespace().collect();
+    assert_eq!(header, ["NAME", "DATA", "AGE", "TIER"], "{table}");
+    assert!(
+        table
+            .lines()
+            .nth(1)
+            .is_some_and(|row| row.starts_with("c1 ") && row.contains(" 4 ") && row.ends_with("web")),
+        "{table}"
+    );
     let selected = k.json(&["-n", "kt", "get", "configmaps", "-l", "tier=web"]);
     assert_eq!(
         selected["items"].as_array().map(Vec::len),

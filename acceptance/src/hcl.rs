@@ -1,0 +1,206 @@
+//! Small writers for the configurations the live-provider tests and the plan benchmark give the
+//! engine: the `terraform` and `provider "kubernetes"` blocks of an estate, string literals and
+//! maps, unique lowercase names so tests sharing one cluster never collide, and the working
+//! folder such a configuration is applied in ([`LiveDir`]).
+
+use std::fs;
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::{Cluster, Engine, EngineOutput};
+
+/// The `terraform` block declaring provider-live under the local name `kubernetes`, and its
+/// provider block for `estate` on the cluster of `kubeconfig`.
+pub fn live_provider(estate: &str, kubeconfig: &Path) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    kubernetes = {{\n      source = \"choudoufu/live\"\n    }}\n  }}\n}}\n\n\
+         provider \"kubernetes\" {{\n  estate      = {}\n  config_path = {}\n}}\n",
+        quote(estate),
+        quote(&kubeconfig.to_string_lossy())
+    )
+}
+
+/// A string literal, escaped for HCL (`${` and `%{` would start a template).
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            _ => out.push(c),
+        }
+    }
+    out.replace("${", "$${").replace("%{", "%%{") + "\""
+}
+
+/// A map of strings as an HCL object expression: `{ "k" = "v", ... }`.
+pub fn string_map(entries: &[(&str, &str)]) -> String {
+    let items: Vec<String> = entries
+        .iter()
+        .map(|(k, v)| format!("{} = {}", quote(k), quote(v)))
+        .collect();
+    format!("{{ {} }}", items.join(", "))
+}
+
+/// A name no other test run on the same cluster uses: `prefix-<time and counter in base 36>`,
+/// valid as a namespace or object name (lowercase, digits, '-').
+pub fn unique_name(prefix: &str) -> String {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let n = u128::from(COUNTER.fetch_add(1, Ordering::Relaxed));
+    // Distinct within a process through the counter, across processes through time and pid.
+    let seed = (nanos / 1000) * 31 + u128::from(std::process::id()) * 1_000_003 + n * 7919;
+    format!("{prefix}-{}", base36(seed % 36u128.pow(7)))
+}
+
+fn base36(mut n: u128) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).expect("base-36 digits are ASCII")
+}
+
+/// A temporary working folder holding one estate's configuration (`main.tf`: the provider
+/// block of [`live_provider`] plus a body), and the engine run in it.
+pub struct LiveDir {
+    dir: tempfile::TempDir,
+    engine: Engine,
+    provider: String,
+}
+
+impl LiveDir {
+    /// A new folder for `estate` on the cluster of `kubeconfig`; `init` has run in it.
+    pub fn new(estate: &str, kubeconfig: &Path) -> LiveDir {
+        let dir = tempfile::tempdir().expect("a temporary working folder");
+        let live = LiveDir {
+            engine: Engine::new(dir.path()),
+            provider: live_provider(estate, kubeconfig),
+            dir,
+        };
+        live.write("");
+        let init = live.engine.init();
+        assert!(init.success(), "init failed:\n{init}");
+        live
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Replaces `main.tf` with the provider block followed by `body`.
+    pub fn write(&self, body: &str) {
+        let path = self.dir.path().join("main.tf");
+        fs::write(&path, format!("{}\n{body}", self.provider))
+            .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+
+    /// Runs the engine with `args` (e.g. `["plan", "-detailed-exitcode"]`).
+    pub fn run(&self, args: &[&str]) -> EngineOutput {
+        self.engine.run(args)
+    }
+
+    /// `apply -auto-approve` with a modest parallelism, whatever its outcome.
+    pub fn apply(&self) -> EngineOutput {
+        self.engine
+            .run(&["apply", "-auto-approve", "-input=false", "-parallelism=4"])
+    }
+
+    /// [`LiveDir::apply`], which must succeed; `what` says what it was for.
+    pub fn apply_ok(&self, what: &str) -> EngineOutput {
+        let out = self.apply();
+        assert!(out.success(), "apply ({what}) failed:\n{out}");
+        out
+    }
+
+    /// `plan -detailed-exitcode`: exit 0 when nothing would change, 2 when something would.
+    pub fn plan_exit(&self) -> EngineOutput {
+        self.engine
+            .run(&["plan", "-input=false", "-detailed-exitcode", "-parallelism=4"])
+    }
+
+    /// The state's `values` of the resource at `address` (`show -json`); `Null` when absent.
+    pub fn state_values(&self, address: &str) -> serde_json::Value {
+        let show = self.engine.run(&["show", "-json"]);
+        assert!(show.success(), "show -json failed:\n{show}");
+        let state: serde_json::Value = serde_json::from_str(&show.stdout)
+            .unwrap_or_else(|e| panic!("show -json printed no JSON ({e}):\n{show}"));
+        state["values"]["root_module"]["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["address"] == address)
+            .map(|r| r["values"].clone())
+            .unwrap_or_default()
+    }
+}
+
+/// A namespace created for one test and deleted (without waiting) when dropped, also when the
+/// test fails, so runs against a real cluster leave nothing behind.
+pub struct ScratchNamespace<'a> {
+    cluster: &'a Cluster,
+    pub name: String,
+}
+
+impl<'a> ScratchNamespace<'a> {
+    /// Creates a namespace named `<prefix>-<unique suffix>`.
+    pub fn create(cluster: &'a Cluster, prefix: &str) -> ScratchNamespace<'a> {
+        let name = unique_name(prefix);
+        let out = cluster.kubectl(&["create", "namespace", &name]);
+        assert!(out.success(), "kubectl create namespace {name}:\n{out}");
+        ScratchNamespace { cluster, name }
+    }
+}
+
+impl Drop for ScratchNamespace<'_> {
+    fn drop(&mut self) {
+        // Best effort: a failure here must not hide the test's own outcome.
+        let _ = self.cluster.kubectl(&[
+            "delete",
+            "namespace",
+            &self.name,
+            "--wait=false",
+            "--ignore-not-found",
+        ]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_escapes_quotes_and_templates() {
+        assert_eq!(quote(r#"a"b\c ${x} %{y}"#), r#""a\"b\\c $${x} %%{y}""#);
+        assert_eq!(string_map(&[("k", "v")]), r#"{ "k" = "v" }"#);
+    }
+
+    #[test]
+    fn unique_names_are_valid_and_distinct() {
+        let a = unique_name("live");
+        let b = unique_name("live");
+        assert_ne!(a, b);
+        assert!(a.len() <= 12, "{a}");
+        assert!(
+            a.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            "{a}"
+        );
+    }
+}

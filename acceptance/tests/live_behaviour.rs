@@ -1,0 +1,368 @@
+//! provider-live's promises beyond hashicorp/kubernetes, with the real engine: the estate label
+//! decides who may write an object (adopt ours, refuse another estate's, refuse unlabelled ones
+//! but point at import), a saved plan is refused once the live object moved, fields other
+//! managers own (an autoscaler's replicas, kubectl's annotations) never become diffs, user
+//! labels and annotations are kept exactly, the estate label is on every object but never in a
+//! plan, a bad estate fails validate, and a Secret's data never reaches output or logs.
+
+use acceptance::hcl::{LiveDir, ScratchNamespace, quote, string_map, unique_name};
+use acceptance::{Cluster, EngineOutput};
+use serde_json::Value;
+
+/// A `kubernetes_config_map` resource `address_name` for object `name` in `ns` with `data`.
+fn config_map(address_name: &str, name: &str, ns: &str, data: &[(&str, &str)]) -> String {
+    format!(
+        "resource \"kubernetes_config_map\" {} {{\n  metadata {{\n    name      = {}\n    namespace = {}\n  }}\n  \
+         data = {}\n}}\n",
+        quote(address_name),
+        quote(name),
+        quote(ns),
+        string_map(data)
+    )
+}
+
+fn kubectl_ok(cluster: &Cluster, args: &[&str]) -> EngineOutput {
+    let out = cluster.kubectl(args);
+    assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
+    out
+}
+
+/// A ConfigMap made with kubectl, labelled `tofu-estate=<estate>` when `estate` is given.
+fn precreate(cluster: &Cluster, ns: &str, name: &str, estate: Option<&str>) -> Value {
+    kubectl_ok(
+        cluster,
+        &["create", "configmap", name, "-n", ns, "--from-literal=k=before"],
+    );
+    if let Some(estate) = estate {
+        let label = format!("tofu-estate={estate}");
+        kubectl_ok(cluster, &["label", "configmap", name, "-n", ns, &label]);
+    }
+    cluster.get_json(&["configmap", name, "-n", ns])
+}
+
+#[test]
+fn estate_label_decides_adopt_refuse_or_import() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "owner");
+    let estate = unique_name("est");
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    let ns = ns.name.as_str();
+
+    // Labelled with this estate (a lost state): adopted, with a warning saying so.
+    precreate(&cluster, ns, "ours", Some(&estate));
+    work.write(&config_map("ours", "ours", ns, &[("k", "after")]));
+    let out = work.apply_ok("adopt");
+    assert!(
+        out.combined()
+            .contains(&format!("Adopting existing ConfigMap \"{ns}/ours\"")),
+        "no adoption warning:\n{out}"
+    );
+    let ours = cluster.get_json(&["configmap", "ours", "-n", ns]);
+    assert_eq!(ours["data"]["k"], "after", "the adopted object was not written");
+
+    // Another estate's object and an unlabelled one: refused, both left exactly as they were.
+    let theirs = precreate(&cluster, ns, "theirs", Some("other"));
+    let bare = precreate(&cluster, ns, "bare", None);
+    work.write(&format!(
+        "{}{}{}",
+        config_map("ours", "ours", ns, &[("k", "after")]),
+        config_map("theirs", "theirs", ns, &[("k", "after")]),
+        config_map("bare", "bare", ns, &[("k", "after")]),
+    ));
+    let out = work.apply();
+    assert!(!out.success(), "apply over foreign objects succeeded:\n{out}");
+    // Diagnostics are word-wrapped: compare with runs of whitespace as one space.
+    let text = out.combined().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains(&format!("ConfigMap \"{ns}/theirs\" belongs to estate \"other\"")),
+        "the error does not name estate \"other\":\n{out}"
+    );
+    assert!(
+        text.contains(&format!(
+            "ConfigMap \"{ns}/bare\" already exists and belongs to no estate"
+        )) && text.contains(&format!(
+            "terraform import kubernetes_config_map.<name> \"{ns}/bare\""
+        )),
+        "the error does not say to import the unlabelled object:\n{out}"
+    );
+    for before in [theirs, bare] {
+        let name = before["metadata"]["name"].as_str().expect("a name");
+        let now = cluster.get_json(&["configmap", name, "-n", ns]);
+        assert_eq!(
+            now["metadata"]["resourceVersion"], before["metadata"]["resourceVersion"],
+            "{name} was written"
+        );
+        assert_eq!(now["data"], before["data"], "{name} changed");
+        assert_eq!(
+            now["metadata"]["labels"], before["metadata"]["labels"],
+            "{name} relabelled"
+        );
+    }
+}
+
+#[test]
+fn stale_plan_is_refused_then_accepted_once_reverted() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "stale");
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    work.write(&config_map("cfg", "cfg", ns, &[("k", "v1")]));
+    work.apply_ok("create");
+
+    work.write(&config_map("cfg", "cfg", ns, &[("k", "v2")]));
+    let plan = work.run(&["plan", "-input=false", "-out=approved.tfplan"]);
+    assert!(plan.success(), "plan failed:\n{plan}");
+
+    // Someone edits the object between plan and apply.
+    let patch = |value: &str| {
+        let body = format!("{{\"data\":{{\"k\":{value:?}}}}}");
+        kubectl_ok(
+            &cluster,
+            &["patch", "configmap", "cfg", "-n", ns, "--type=merge", "-p", &body],
+        );
+        cluster.get_json(&["configmap", "cfg", "-n", ns])
+    };
+    let moved = patch("by-hand");
+    let out = work.run(&["apply", "-input=false", "approved.tfplan"]);
+    assert!(!out.success(), "a stale plan was applied:\n{out}");
+    assert!(
+        out.combined()
+            .contains("The approved plan no longer matches the live system"),
+        "not refused as stale:\n{out}"
+    );
+    let after = cluster.get_json(&["configmap", "cfg", "-n", ns]);
+    assert_eq!(
+        after["metadata"]["resourceVersion"], moved["metadata"]["resourceVersion"],
+        "the refused apply wrote the object"
+    );
+    assert_eq!(after["data"]["k"], "by-hand");
+
+    // Restored to what the plan saw: the same plan applies.
+    patch("v1");
+    let out = work.run(&["apply", "-input=false", "approved.tfplan"]);
+    assert!(
+        out.success(),
+        "the plan was refused although the object was restored:\n{out}"
+    );
+    let done = cluster.get_json(&["configmap", "cfg", "-n", ns]);
+    assert_eq!(done["data"]["k"], "v2");
+}
+
+/// A Deployment `web` without `replicas` (an autoscaler owns them), with user labels and
+/// annotations, whose container sets env `REV`.
+fn web_deployment(ns: &str, rev: &str) -> String {
+    format!(
+        "resource \"kubernetes_deployment\" \"web\" {{\n  metadata {{\n    name        = \"web\"\n    \
+         namespace   = {}\n    labels      = {{ app = \"web\", team = \"shop\" }}\n    \
+         annotations = {{ \"example.com/owner\" = \"shop-team\", note = \"kept\" }}\n  }}\n  spec {{\n    \
+         selector {{\n      match_labels = {{ app = \"web\" }}\n    }}\n    template {{\n      metadata {{\n        \
+         labels = {{ app = \"web\" }}\n      }}\n      spec {{\n        container {{\n          name  = \"web\"\n          \
+         image = \"registry.k8s.io/pause:3.10\"\n          env {{\n            name  = \"REV\"\n            \
+         value = {}\n          }}\n        }}\n      }}\n    }}\n  }}\n}}\n",
+        quote(ns),
+        quote(rev)
+    )
+}
+
+#[test]
+fn fields_of_other_managers_never_become_diffs() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "hpa");
+    let estate = unique_name("est");
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    work.write(&web_deployment(ns, "1"));
+    work.apply_ok("create");
+
+    // User labels and annotations are exactly what was configured, plus the estate label.
+    let live = cluster.get_json(&["deployment", "web", "-n", ns]);
+    assert_eq!(
+        live["metadata"]["labels"],
+        serde_json::json!({"app": "web", "team": "shop", "tofu-estate": estate})
+    );
+    assert_eq!(live["metadata"]["annotations"]["example.com/owner"], "shop-team");
+    assert_eq!(live["metadata"]["annotations"]["note"], "kept");
+    let state = work.state_values("kubernetes_deployment.web");
+    assert_eq!(
+        state["metadata"][0]["labels"],
+        serde_json::json!({"app": "web", "team": "shop"})
+    );
+    assert_eq!(
+        state["metadata"][0]["annotations"],
+        serde_json::json!({"example.com/owner": "shop-team", "note": "kept"})
+    );
+
+    // An autoscaler (here kubectl, another field manager) sets replicas; kubectl's restart
+    // annotation lands on the object.
+    kubectl_ok(
+        &cluster,
+        &["scale", "deployment", "web", "-n", ns, "--replicas=3"],
+    );
+    kubectl_ok(
+        &cluster,
+        &[
+            "annotate",
+            "deployment",
+            "web",
+            "-n",
+            ns,
+            "kubectl.kubernetes.io/restartedAt=2026-01-01T00:00:00Z",
+        ],
+    );
+    let plan = work.plan_exit();
+    assert_eq!(
+        plan.code, 0,
+        "replicas or a server-set annotation became a diff:\n{plan}"
+    );
+
+    // A change of ours leaves both alone.
+    work.write(&web_deployment(ns, "2"));
+    let out = work.apply_ok("update");
+    assert!(out.stdout.contains("0 added, 1 changed, 0 destroyed"), "{out}");
+    let live = cluster.get_json(&["deployment", "web", "-n", ns]);
+    assert_eq!(
+        live["spec"]["replicas"], 3,
+        "the update reset the autoscaler's replicas"
+    );
+    assert_eq!(
+        live["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"], "2026-01-01T00:00:00Z",
+        "the update removed kubectl's annotation"
+    );
+    assert_eq!(
+        live["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"],
+        "2"
+    );
+}
+
+#[test]
+fn estate_label_on_every_object_but_never_in_output_and_secrets_never_shown() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "label");
+    let estate = unique_name("est");
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    let secret = format!("pw-{}", unique_name("hunter2"));
+    let config = |rev: &str| {
+        format!(
+            "{}resource \"kubernetes_secret\" \"db\" {{\n  metadata {{\n    name      = \"db\"\n    \
+             namespace = {ns:?}\n    labels    = {{ rev = {rev:?} }}\n  }}\n  data = {{ password = \"{secret}-{rev}\" }}\n}}\n\
+             resource \"kubernetes_service_account\" \"app\" {{\n  metadata {{\n    name      = \"app\"\n    \
+             namespace = {ns:?}\n    labels    = {{ rev = {rev:?} }}\n  }}\n}}\n\
+             resource \"kubernetes_service\" \"web\" {{\n  metadata {{\n    name      = \"web\"\n    \
+             namespace = {ns:?}\n    labels    = {{ rev = {rev:?} }}\n  }}\n  spec {{\n    selector = {{ app = \"web\" }}\n    \
+             port {{\n      port = 80\n    }}\n  }}\n}}\n",
+            config_map("cfg", "cfg", ns, &[("rev", rev)])
+        )
+    };
+    let traced = work.engine().clone().env("TF_LOG", "trace");
+    let apply = |rev: &str| {
+        work.write(&config(rev));
+        let out = traced.run(&["apply", "-auto-approve", "-input=false", "-parallelism=4"]);
+        assert!(out.success(), "apply {rev} failed:\n{out}");
+        out
+    };
+    let create = apply("1");
+    let listed = kubectl_ok(
+        &cluster,
+        &[
+            "get",
+            "configmap/cfg",
+            "secret/db",
+            "serviceaccount/app",
+            "service/web",
+            "-n",
+            ns,
+            "-L",
+            "tofu-estate",
+            "--no-headers",
+        ],
+    );
+    let rows: Vec<&str> = listed.stdout.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(rows.len(), 4, "{listed}");
+    for row in rows {
+        assert_eq!(
+            row.split_whitespace().last(),
+            Some(estate.as_str()),
+            "no estate label: {row}"
+        );
+    }
+    let update = apply("2");
+    let plan = traced.run(&["plan", "-input=false", "-detailed-exitcode"]);
+    assert_eq!(plan.code, 0, "{plan}");
+
+    for (what, out) in [("create", &create), ("update", &update), ("plan", &plan)] {
+        assert!(
+            !out.stdout.contains("tofu-estate"),
+            "the estate label shows in the {what} output:\n{}",
+            out.stdout
+        );
+        for rev in ["1", "2"] {
+            let value = format!("{secret}-{rev}");
+            let encoded = base64_of(&value);
+            for (stream, text) in [("stdout", &out.stdout), ("log", &out.stderr)] {
+                assert!(!text.contains(&value), "secret data in the {what} {stream}");
+                assert!(
+                    !text.contains(&encoded),
+                    "base64 secret data in the {what} {stream}"
+                );
+            }
+        }
+    }
+    assert!(
+        update.stderr.contains("[TRACE]"),
+        "TF_LOG=trace gave no log, so the check above proves nothing"
+    );
+}
+
+/// Standard base64 of `text`, as the API stores Secret data.
+fn base64_of(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+#[test]
+fn bad_estate_fails_validate_and_v1_names_validate() {
+    let cluster = Cluster::start();
+    let bad = LiveDir::new("Not_An_Estate!", cluster.kubeconfig());
+    bad.write(&config_map("cfg", "cfg", "default", &[("k", "v")]));
+    let out = bad.run(&["validate"]);
+    assert!(!out.success(), "validate accepted a bad estate:\n{out}");
+    assert!(
+        out.combined().contains("estate"),
+        "the error does not name `estate`:\n{out}"
+    );
+
+    // The `_v1` names of every kind are served too.
+    let good = LiveDir::new("good", cluster.kubeconfig());
+    let meta = "  metadata {\n    name = \"x\"\n  }\n";
+    let bodies = [
+        ("kubernetes_namespace_v1", String::new()),
+        ("kubernetes_config_map_v1", String::new()),
+        ("kubernetes_secret_v1", String::new()),
+        ("kubernetes_service_v1", "  spec {\n    port {\n      port = 80\n    }\n  }\n".into()),
+        ("kubernetes_service_account_v1", String::new()),
+        (
+            "kubernetes_deployment_v1",
+            "  spec {\n    selector {\n      match_labels = { a = \"b\" }\n    }\n    template {\n      metadata {\n        \
+             labels = { a = \"b\" }\n      }\n      spec {\n        container {\n          name  = \"c\"\n          \
+             image = \"i\"\n        }\n      }\n    }\n  }\n"
+                .into(),
+        ),
+        (
+            "kubernetes_horizontal_pod_autoscaler_v2",
+            "  spec {\n    max_replicas = 2\n    scale_target_ref {\n      kind = \"Deployment\"\n      name = \"x\"\n    }\n  }\n"
+                .into(),
+        ),
+        (
+            "kubernetes_network_policy_v1",
+            "  spec {\n    pod_selector {}\n  }\n".into(),
+        ),
+    ];
+    let config: String = bodies
+        .iter()
+        .map(|(type_name, body)| format!("resource \"{type_name}\" \"x\" {{\n{meta}{body}}}\n"))
+        .collect();
+    good.write(&config);
+    let out = good.run(&["validate"]);
+    assert!(out.success(), "validate of the _v1 names failed:\n{out}");
+}

@@ -1,0 +1,334 @@
+//! The records provider with the real engine: outputs recorded by one estate and read by another
+//! keep their types; reads are fenced by RBAC until the producer names the reader; sensitive
+//! outputs stay sensitive; a destroyed estate's outputs are "not recorded"; a read by name costs
+//! one GET per output; an apply rewrites only the outputs that changed.
+//!
+//! Runs against `KUBECONFIG` when set (then `KUBECONFIG_APP_PLANNER` names the app-planner
+//! identity), else against an in-memory test server per test.
+
+use std::collections::BTreeMap;
+
+use acceptance::Cluster;
+use acceptance::records_fixtures::{
+    BIG, Cleanup, ESTATE_LABEL, NESTED_JSON, PLAIN_OUTPUTS, Producer, Reader, SENSITIVE_OUTPUT, Workdir,
+    annotation, flat, kubectl_ok, output_secrets, records_namespace, requests, secret_name, snapshot,
+    unique_tag,
+};
+use serde_json::{Value, json};
+
+const GATEWAY_HOST: &str = "gateway.platform.svc.cluster.local";
+
+/// Every output the producer records, sensitive one last.
+fn all_outputs() -> Vec<&'static str> {
+    PLAIN_OUTPUTS.iter().copied().chain([SENSITIVE_OUTPUT]).collect()
+}
+
+/// The serial annotation of a recorded Secret.
+fn serial(secret: &Value) -> u64 {
+    annotation(secret, "tofu-records/serial")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no serial annotation on {secret}"))
+}
+
+/// Recorded Secrets by name.
+fn by_name(secrets: Vec<Value>) -> BTreeMap<String, Value> {
+    secrets
+        .into_iter()
+        .map(|s| (s["metadata"]["name"].as_str().unwrap_or_default().to_string(), s))
+        .collect()
+}
+
+#[test]
+fn outputs_keep_their_types_only_changes_are_rewritten_and_destroyed_outputs_are_not_recorded() {
+    let cluster = Cluster::start();
+    let admin = cluster.kubeconfig().to_path_buf();
+    let tag = unique_tag();
+    let (producer, reader) = (format!("rec-{tag}-net"), format!("rec-{tag}-app"));
+    let app_ns = format!("rec-{tag}-shop");
+    let token = format!("tok-{tag}-secret");
+    let mut cleanup = Cleanup::new(&cluster);
+    cleanup.add("namespace", &records_namespace(&producer));
+    cleanup.add("namespace", &app_ns);
+    kubectl_ok(&cluster, &["create", "namespace", &app_ns]);
+
+    // The producer records strings, a nested object, numbers (int, float, beyond 64 bits)
+    // and a sensitive string.
+    let net = Workdir::new();
+    let mut spec = Producer {
+        estate: &producer,
+        gateway_host: GATEWAY_HOST,
+        token: &token,
+        readers: &[],
+    };
+    net.write(&spec.main_tf());
+    let tf_net = net.engine(&admin);
+    let out = tf_net.init();
+    assert!(out.success(), "producer init:\n{out}");
+    let out = tf_net.run(&["apply", "-auto-approve"]);
+    assert!(out.success(), "producer apply:\n{out}");
+
+    // One Secret per output, labelled with the estate.
+    let first = by_name(output_secrets(&cluster, &producer));
+    let expected: Vec<String> = {
+        let mut names: Vec<String> = all_outputs().iter().map(|o| secret_name(o)).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(first.keys().cloned().collect::<Vec<_>>(), expected);
+    for (name, secret) in &first {
+        assert_eq!(secret["metadata"]["labels"][ESTATE_LABEL], producer.as_str(), "{name}");
+        assert_eq!(secret["metadata"]["namespace"], records_namespace(&producer).as_str());
+    }
+
+    // The reader reads them all (one list) and builds a ConfigMap from them.
+    let app = Workdir::new();
+    app.write(
+        &Reader {
+            estate: &reader,
+            producer: &producer,
+            namespace: &app_ns,
+            names: None,
+        }
+        .main_tf(),
+    );
+    let tf_app = app.engine(&admin);
+    let out = tf_app.init();
+    assert!(out.success(), "reader init:\n{out}");
+    let out = tf_app.run(&["apply", "-auto-approve"]);
+    assert!(out.success(), "reader apply:\n{out}");
+
+    let config_map = cluster.get_json(&["configmap", "app-config", "-n", &app_ns]);
+    let data = &config_map["data"];
+    assert_eq!(data["gateway"], GATEWAY_HOST);
+    assert_eq!(data["namespace"], "platform");
+    assert_eq!(data["nested"], NESTED_JSON);
+    assert_eq!(data["replicas"], "3");
+    assert_eq!(data["ratio"], "1.5");
+    assert_eq!(data["big"], BIG);
+    assert_eq!(data["token"], token.as_str());
+
+    // `output -json`: each output keeps its type (numbers stay numbers, objects objects).
+    let out = tf_app.run(&["output", "-json"]);
+    assert!(out.success(), "reader output -json:\n{out}");
+    let outputs: Value = serde_json::from_str(&out.stdout).expect("output -json prints JSON");
+    let typed = |name: &str| (outputs[name]["type"].clone(), outputs[name]["value"].clone());
+    assert_eq!(typed("gateway_host"), (json!("string"), json!(GATEWAY_HOST)));
+    assert_eq!(typed("namespace"), (json!("string"), json!("platform")));
+    assert_eq!(
+        typed("nested"),
+        (
+            json!(["object", {"a": ["object", {"b": ["tuple", ["number", "number"]]}], "c": "bool"}]),
+            serde_json::from_str::<Value>(NESTED_JSON).expect("nested JSON")
+        )
+    );
+    assert_eq!(typed("replicas"), (json!("number"), json!(3)));
+    assert_eq!(typed("ratio"), (json!("number"), json!(1.5)));
+    assert_eq!(outputs["big"]["type"], "number");
+    // Every digit, as a JSON number (not a string, not rounded to a double).
+    assert!(
+        flat(&out.stdout).contains(&format!("\"value\": {BIG}")),
+        "big integer lost digits:\n{}",
+        out.stdout
+    );
+    assert_eq!(outputs[SENSITIVE_OUTPUT]["sensitive"], true);
+    assert_eq!(typed(SENSITIVE_OUTPUT), (json!("string"), json!(token)));
+
+    // A re-apply with one changed value rewrites that Secret only; its serial grows.
+    let new_host = "gateway-2.platform.svc.cluster.local";
+    spec.gateway_host = new_host;
+    net.write(&spec.main_tf());
+    let out = tf_net.run(&["apply", "-auto-approve"]);
+    assert!(out.success(), "producer re-apply:\n{out}");
+    let second = by_name(output_secrets(&cluster, &producer));
+    assert_eq!(second.keys().collect::<Vec<_>>(), first.keys().collect::<Vec<_>>());
+    let changed = secret_name("gateway_host");
+    let rv = |s: &Value| s["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_string();
+    let max_serial = first.values().map(serial).max().expect("outputs recorded");
+    for (name, before) in &first {
+        let after = &second[name];
+        if *name == changed {
+            assert_ne!(rv(after), rv(before), "{name} was not rewritten");
+            assert!(
+                serial(after) > max_serial,
+                "{name}: serial {} after {max_serial}",
+                serial(after)
+            );
+        } else {
+            assert_eq!(rv(after), rv(before), "unchanged output {name} was rewritten");
+            assert_eq!(serial(after), serial(before), "{name}");
+        }
+    }
+
+    // Destroyed: nothing recorded any more, and the reader is told so.
+    let out = tf_net.run(&["destroy", "-auto-approve"]);
+    assert!(out.success(), "producer destroy:\n{out}");
+    assert_eq!(output_secrets(&cluster, &producer), Vec::<Value>::new());
+    let out = tf_app.run(&["plan", "-input=false"]);
+    assert!(!out.success(), "reader plan after the producer was destroyed:\n{out}");
+    let text = flat(&out.combined());
+    assert!(
+        text.contains(&format!("Outputs of estate \"{producer}\" are not recorded")),
+        "{out}"
+    );
+}
+
+#[test]
+fn reading_needs_a_grant_by_name_costs_one_get_per_output_and_keeps_sensitive_values_hidden() {
+    let cluster = Cluster::start();
+    let admin = cluster.kubeconfig().to_path_buf();
+    let planner = cluster.kubeconfig_for("app-planner");
+    let tag = unique_tag();
+    let (producer, reader) = (format!("rec-{tag}-net"), format!("rec-{tag}-app"));
+    let records_ns = records_namespace(&producer);
+    let app_ns = format!("rec-{tag}-shop");
+    let token = format!("tok-{tag}-secret");
+    let mut cleanup = Cleanup::new(&cluster);
+    cleanup.add("namespace", &records_ns);
+    cleanup.add("namespace", &app_ns);
+
+    // app-planner may read what its own plan needs elsewhere: ConfigMaps in the app's
+    // namespace and namespaces (cluster objects); nothing in the producer's records.
+    let view = format!("rec-{tag}-planner-view");
+    cleanup.add("clusterrole", &view);
+    cleanup.add("clusterrolebinding", &view);
+    kubectl_ok(&cluster, &["create", "namespace", &app_ns]);
+    kubectl_ok(
+        &cluster,
+        &["create", "role", "planner", "-n", &app_ns, "--verb=get,list,watch", "--resource=configmaps"],
+    );
+    kubectl_ok(
+        &cluster,
+        &["create", "rolebinding", "planner", "-n", &app_ns, "--role=planner", "--user=app-planner"],
+    );
+    kubectl_ok(
+        &cluster,
+        &["create", "clusterrole", &view, "--verb=get,list,watch", "--resource=namespaces"],
+    );
+    kubectl_ok(
+        &cluster,
+        &["create", "clusterrolebinding", &view, &format!("--clusterrole={view}"), "--user=app-planner"],
+    );
+
+    let net = Workdir::new();
+    let mut spec = Producer {
+        estate: &producer,
+        gateway_host: GATEWAY_HOST,
+        token: &token,
+        readers: &[],
+    };
+    net.write(&spec.main_tf());
+    let tf_net = net.engine(&admin);
+    let out = tf_net.init();
+    assert!(out.success(), "producer init:\n{out}");
+    let out = tf_net.run(&["apply", "-auto-approve"]);
+    assert!(out.success(), "producer apply:\n{out}");
+
+    let names = all_outputs();
+    let app = Workdir::new();
+    app.write(
+        &Reader {
+            estate: &reader,
+            producer: &producer,
+            namespace: &app_ns,
+            names: Some(&names),
+        }
+        .main_tf(),
+    );
+    let tf_app = app.engine(&planner);
+    let out = tf_app.init();
+    assert!(out.success(), "reader init:\n{out}");
+
+    // No grant: refused, naming the estate and its records namespace; nothing written.
+    let before = snapshot(&cluster, &records_ns);
+    let (out, plan) = tf_app.plan_json(&[]);
+    assert!(plan.is_none() && !out.success(), "plan without a grant:\n{out}");
+    let text = flat(&out.combined());
+    assert!(text.contains("This estate may not read another estate's outputs"), "{out}");
+    assert!(text.contains(&format!("estate \"{producer}\"")), "{out}");
+    assert!(text.contains(&format!("namespace \"{records_ns}\"")), "{out}");
+    assert!(text.contains("User \"app-planner\""), "{out}");
+    assert_eq!(snapshot(&cluster, &records_ns), before, "the refused plan changed records");
+
+    // The producer names the reader: one Role, get by name only, and its binding.
+    spec.readers = &["app-planner"];
+    net.write(&spec.main_tf());
+    let out = tf_net.run(&["apply", "-auto-approve"]);
+    assert!(out.success(), "producer apply with readers:\n{out}");
+    let granted = snapshot(&cluster, &records_ns);
+    for name in names.iter().map(|n| secret_name(n)) {
+        let key = format!("Secret/{name}");
+        assert_eq!(granted.get(&key), before.get(&key), "adding readers rewrote {key}");
+    }
+    let roles = cluster.get_json(&["roles", "-n", &records_ns]);
+    let roles = roles["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(roles.len(), 1, "{roles:?}");
+    let rules = roles[0]["rules"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rules.len(), 1, "{rules:?}");
+    assert_eq!(rules[0]["verbs"], json!(["get"]));
+    assert_eq!(rules[0]["resources"], json!(["secrets"]));
+    let mut granted_names: Vec<String> = rules[0]["resourceNames"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str().map(str::to_string))
+        .collect();
+    granted_names.sort();
+    let mut expected: Vec<String> = names.iter().map(|n| secret_name(n)).collect();
+    expected.sort();
+    assert_eq!(granted_names, expected);
+    let bindings = cluster.get_json(&["rolebindings", "-n", &records_ns]);
+    let subjects = &bindings["items"][0]["subjects"];
+    assert_eq!(subjects[0]["kind"], "User", "{bindings}");
+    assert_eq!(subjects[0]["name"], "app-planner", "{bindings}");
+
+    // The same plan now succeeds with k GETs for k names; the sensitive value stays hidden.
+    let counted_before = cluster.request_count();
+    let (out, plan) = tf_app.plan_json(&[]);
+    let counted_after = cluster.request_count();
+    assert!(out.success(), "plan with the grant:\n{out}");
+    let plan = plan.expect("a saved plan");
+    assert_eq!(snapshot(&cluster, &records_ns), granted, "the plan changed records");
+    assert!(
+        flat(&out.combined()).contains(&format!("Outputs of estate \"{producer}\" are as of its last apply")),
+        "{out}"
+    );
+    assert!(!out.stdout.contains(&token) && !out.stderr.contains(&token), "{out}");
+    assert_eq!(plan.raw["output_changes"][SENSITIVE_OUTPUT]["after_sensitive"], true);
+    let config_map = plan
+        .raw["resource_changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["address"] == "kubernetes_config_map.app")
+        .unwrap_or_else(|| panic!("no ConfigMap change in {}", plan.raw));
+    let sensitive_data = &config_map["change"]["after_sensitive"]["data"];
+    assert!(
+        *sensitive_data == json!(true) || sensitive_data["token"] == json!(true),
+        "ConfigMap data.token not marked sensitive: {sensitive_data}"
+    );
+    assert_eq!(config_map["change"]["after"]["data"]["gateway"], GATEWAY_HOST);
+    match (counted_before, counted_after) {
+        (Some(before), Some(after)) => {
+            let gets = requests(&after, "app-planner", "get", "secrets")
+                - requests(&before, "app-planner", "get", "secrets");
+            let lists = requests(&after, "app-planner", "list", "secrets")
+                - requests(&before, "app-planner", "list", "secrets");
+            assert!(gets <= names.len() as u64, "{gets} GETs of secrets for {} names", names.len());
+            assert!(gets > 0, "the plan read no Secret at all");
+            assert_eq!(lists, 0, "a read by name listed secrets");
+        }
+        _ => println!("note: a real cluster has no request counters: the GET count is not checked"),
+    }
+
+    // Destroyed: the grant went with the records; the reader is told they are not recorded.
+    let out = tf_net.run(&["destroy", "-auto-approve"]);
+    assert!(out.success(), "producer destroy:\n{out}");
+    assert_eq!(output_secrets(&cluster, &producer), Vec::<Value>::new());
+    let (out, plan) = tf_app.plan_json(&[]);
+    assert!(plan.is_none() && !out.success(), "plan after destroy:\n{out}");
+    let text = flat(&out.combined());
+    assert!(
+        text.contains(&format!("Outputs of estate \"{producer}\" are not recorded")),
+        "{out}"
+    );
+}
