@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test`'s last step: every test of the workspace (unit, protocol, and acceptance with the
 # real engine and the release providers from dist/mirror), then one summary line over all of them.
+# Arguments replace `--workspace` to run a part, e.g. `scripts/test.sh -p acceptance --test stages`.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -9,8 +10,10 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
 # The acceptance tests find the engine and kubectl in .tools/bin (make setup).
+selection=("$@")
+[[ ${#selection[@]} -gt 0 ]] || selection=(--workspace)
 status=0
-cargo test --workspace --no-fail-fast 2>&1 | tee "$log" || status=$?
+cargo test "${selection[@]}" --no-fail-fast 2>&1 | tee "$log" || status=$?
 
 # cargo prints "test result: ok. 12 passed; 0 failed; 3 ignored; ..." once per test binary.
 read -r passed failed ignored < <(

@@ -113,14 +113,18 @@ fn file_name(path: &Path) -> String {
 /// The path of provider `type_name`'s archive for this machine in `mirror`.
 pub fn archive_path(mirror: &Path, type_name: &str) -> Result<PathBuf, MirrorError> {
     let platform = platform()?;
-    Ok(provider_dir(mirror, type_name).join(format!("terraform-provider-{type_name}_{VERSION}_{platform}.zip")))
+    Ok(provider_dir(mirror, type_name)
+        .join(format!("terraform-provider-{type_name}_{VERSION}_{platform}.zip")))
 }
 
 /// The engine's `h1:` package hash of an archive (Go's dirhash "Hash1" over the archive's files:
 /// SHA-256 of the sorted lines `<sha256 hex>  <name>`), as `init` records it in the lock file.
 pub fn archive_h1(archive: &Path) -> Result<String, MirrorError> {
     use base64::Engine as _;
-    let zip_err = |source| MirrorError::Zip { path: archive.to_path_buf(), source };
+    let zip_err = |source| MirrorError::Zip {
+        path: archive.to_path_buf(),
+        source,
+    };
     let file = fs::File::open(archive).map_err(io_err(archive))?;
     let mut zip = zip::ZipArchive::new(file).map_err(zip_err)?;
     let mut lines = Vec::new();
@@ -134,9 +138,16 @@ pub fn archive_h1(archive: &Path) -> Result<String, MirrorError> {
         io::copy(&mut entry, &mut hasher).map_err(io_err(archive))?;
         lines.push(format!("{:x}  {name}\n", hasher.finalize()));
     }
-    lines.sort_by(|a, b| a.split_once("  ").map(|x| x.1).cmp(&b.split_once("  ").map(|x| x.1)));
+    lines.sort_by(|a, b| {
+        a.split_once("  ")
+            .map(|x| x.1)
+            .cmp(&b.split_once("  ").map(|x| x.1))
+    });
     let digest = Sha256::digest(lines.concat().as_bytes());
-    Ok(format!("h1:{}", base64::engine::general_purpose::STANDARD.encode(digest)))
+    Ok(format!(
+        "h1:{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    ))
 }
 
 /// A zip archive holding the one executable `binary` under `inner_name`.
@@ -162,7 +173,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MirrorError> {
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
     tmp.write_all(bytes).map_err(io_err(path))?;
     // Temporary files are private; the mirror is as readable as any build output.
-    tmp.as_file().set_permissions(fs::Permissions::from_mode(0o644)).map_err(io_err(path))?;
+    tmp.as_file()
+        .set_permissions(fs::Permissions::from_mode(0o644))
+        .map_err(io_err(path))?;
     tmp.persist(path).map_err(|e| MirrorError::Io {
         path: path.to_path_buf(),
         source: e.error,

@@ -67,11 +67,18 @@ fn init_installs_both_providers_from_the_mirror_and_locks_their_hashes() {
     let mirror_dir = paths::dist_dir().join("mirror");
     for (address, type_name) in [(LIVE, "live"), (RECORDS, "records")] {
         let block = lock_block(&lock, address);
-        assert!(block.contains(&format!("version     = \"{}\"", mirror::VERSION)), "{block}");
+        assert!(
+            block.contains(&format!("version     = \"{}\"", mirror::VERSION)),
+            "{block}"
+        );
         // The locked hash is that of the mirror's archive: the engine checked what it installed.
         let archive = mirror::archive_path(&mirror_dir, type_name).expect("archive path");
         let h1 = mirror::archive_h1(&archive).expect("hash of the mirror's archive");
-        assert!(block.contains(&format!("\"{h1}\"")), "{h1} of {} not locked:\n{block}", archive.display());
+        assert!(
+            block.contains(&format!("\"{h1}\"")),
+            "{h1} of {} not locked:\n{block}",
+            archive.display()
+        );
     }
 
     // A second init in the same directory checks the installed packages against the lock file.

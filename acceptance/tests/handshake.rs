@@ -62,6 +62,23 @@ async fn echo_provider_schema_over_mtls() {
 }
 
 #[tokio::test]
+async fn health_reports_the_plugin_service_serving() {
+    use tonic_health::pb::{
+        HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
+    };
+    let plugin = start(ECHO).await;
+    let mut health = HealthClient::new(plugin.connect().await.expect("connect"));
+    let response = health
+        .check(HealthCheckRequest {
+            service: "plugin".into(),
+        })
+        .await
+        .expect("health check")
+        .into_inner();
+    assert_eq!(response.status, ServingStatus::Serving as i32);
+}
+
+#[tokio::test]
 async fn live_provider_schema() {
     let schema = schema_of("terraform-provider-live").await;
     assert!(schema.provider.and_then(|s| s.block).is_some());

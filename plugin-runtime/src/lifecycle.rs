@@ -107,6 +107,9 @@ async fn run(provider: impl Provider) -> Result<(), ServeError> {
         tls.as_ref().map(|t| t.cert_der.as_slice()),
     );
     let incoming = listener.incoming(tls.map(|t| t.config));
+    // Before the line goes out: from then on the engine may signal us or go away.
+    watch_parent(shutdown.clone());
+    handle_signals(shutdown.clone());
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(line.as_bytes())
@@ -114,9 +117,6 @@ async fn run(provider: impl Provider) -> Result<(), ServeError> {
         .map_err(ServeError::Stdout)?;
     drop(stdout);
     tracing::debug!(network, "plugin listening");
-
-    watch_parent(shutdown.clone());
-    handle_signals(shutdown.clone());
 
     let stopped = shutdown.wait();
     let server = tokio::spawn(router.serve_with_incoming_shutdown(incoming, stopped));

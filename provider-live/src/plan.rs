@@ -64,6 +64,53 @@ pub fn unknown_computed(block: &Block, proposed: &Value, prior: Option<&Value>) 
     Value::Object(out)
 }
 
+/// The part of a planned value the user configured: computed attributes that are null in
+/// the configuration become null again, so the server-side-apply body claims only what the
+/// user set and fields other actors own (an autoscaler's `replicas`) stay theirs.
+pub fn configured_only(block: &Block, planned: &Value, config: &Value) -> Value {
+    let Value::Object(fields) = planned else {
+        return planned.clone();
+    };
+    let mut out = fields.clone();
+    for attribute in &block.attributes {
+        if attribute.computed && config.get(&attribute.name).is_null() {
+            out.insert(attribute.name.clone(), Value::Null);
+        }
+    }
+    for nested in &block.blocks {
+        let Some(value) = out.get_mut(&nested.type_name) else {
+            continue;
+        };
+        let config_of = config.get(&nested.type_name);
+        *value = match (nested.nesting, &*value) {
+            (Nesting::Single | Nesting::Group, v) => configured_only(&nested.block, v, config_of),
+            // Lists pair by index, as the engine itself does for proposed values.
+            (Nesting::List, Value::List(items)) => Value::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let c = config_of.elements().get(i).unwrap_or(&Value::Null);
+                        configured_only(&nested.block, item, c)
+                    })
+                    .collect(),
+            ),
+            (Nesting::Map, Value::Map(items)) => Value::Map(
+                items
+                    .iter()
+                    .map(|(k, item)| {
+                        let c = config_of.entries().and_then(|e| e.get(k)).unwrap_or(&Value::Null);
+                        (k.clone(), configured_only(&nested.block, item, c))
+                    })
+                    .collect(),
+            ),
+            // Set elements have no stable pairing with the configuration: keep them whole.
+            (_, v) => v.clone(),
+        };
+    }
+    Value::Object(out)
+}
+
 /// Fills what a value built from a live object leaves out: missing attributes become null,
 /// missing list and set blocks empty, as the engine expects of a resource value.
 pub fn conform(block: &Block, value: Value) -> Value {
@@ -259,5 +306,39 @@ mod tests {
         metadata_will_change(&mut planned);
         assert!(metadata::of(&planned).get("resource_version").is_unknown());
         assert_eq!(metadata::of(&planned).get("uid"), &Value::string("u"));
+    }
+
+    #[test]
+    fn configured_only_drops_computed_values_the_config_leaves_out() {
+        let planned = Value::object([
+            ("id", Value::string("ns/a")),
+            ("type", Value::string("Opaque")),
+            ("data", Value::string_map([("k", "v")])),
+            (
+                "metadata",
+                Value::List(vec![Value::object([
+                    ("name", Value::string("a")),
+                    ("uid", Value::string("u-1")),
+                ])]),
+            ),
+        ]);
+        let config = Value::object([
+            ("data", Value::string_map([("k", "v")])),
+            (
+                "metadata",
+                Value::List(vec![Value::object([("name", Value::string("a"))])]),
+            ),
+        ]);
+        let kept = configured_only(&schema(), &planned, &config);
+        assert_eq!(kept.get("type"), &Value::Null, "server default is not claimed");
+        assert_eq!(kept.get("id"), &Value::Null);
+        assert_eq!(kept.get("data"), planned.get("data"));
+        let meta = &kept.get("metadata").elements()[0];
+        assert_eq!(
+            meta.get("name"),
+            &Value::string("a"),
+            "configured computed value is kept"
+        );
+        assert_eq!(meta.get("uid"), &Value::Null);
     }
 }

@@ -144,7 +144,8 @@ impl<K: Kind> TypedResource<K> {
             "metadata".into(),
             Json::Object(metadata::to_json(meta, conn.estate.as_str())),
         );
-        body.extend(self.kind.to_object(planned)?);
+        let configured = plan::configured_only(&self.kind.block(), planned, &req.config);
+        body.extend(self.kind.to_object(&configured)?);
         let body = Json::Object(body);
 
         let applied = match self.target(meta) {

@@ -572,6 +572,15 @@ impl<'a> Call<'a> {
         let key = self.rt.key();
         let now = meta::now();
         if self.rt == resources::NAMESPACES {
+            // NamespaceLifecycle admission keeps the system namespaces.
+            if matches!(name.as_str(), "default" | "kube-system" | "kube-public") {
+                let t = self.rt.target(Some(&name));
+                let message = format!(
+                    "{} \"{name}\" is forbidden: this namespace may not be deleted",
+                    t.qualified()
+                );
+                return Err(status::failure(403, "Forbidden", &message, Some(t.details())));
+            }
             if old["metadata"].get("deletionTimestamp").is_some() {
                 return Ok(self.present(&old));
             }

@@ -7,6 +7,12 @@
 //!
 //! Start one with [`TestServer::start`]; it listens on `https://127.0.0.1:PORT` with its own
 //! CA and accepts the static tokens of [`auth`] plus any users added through [`Options`].
+//! The binary `kube-test-server` does the same from the command line (see `main.rs`).
+//!
+//! Request path: [`api`] (authentication, RBAC, routing) -> [`handlers`] / [`subresources`] /
+//! [`reviews`] / [`watch`] over [`store`]; [`controllers`] play the controller-manager;
+//! [`testing`] serves the `/_test/...` hooks (request counters, injected faults, users,
+//! Deployment rollout mode). `tests/conformance.rs` replays the recorded transcripts.
 
 pub mod defaults;
 pub mod patch;

@@ -79,7 +79,7 @@ pub fn canonicalize(obj: &mut Value) {
     *map = out;
 }
 
-/// Sorts an object's keys (Go serialises map[string]... sorted).
+/// Sorts an object's keys, as Go serialises `map[string]T`.
 pub fn sort_keys(v: &mut Value) {
     if let Some(m) = v.as_object_mut() {
         m.sort_keys();

@@ -24,6 +24,9 @@ pub enum EventType {
     Modified,
     #[serde(rename = "DELETED")]
     Deleted,
+    /// Only sent by watches (the end of `sendInitialEvents`), never stored.
+    #[serde(rename = "BOOKMARK")]
+    Bookmark,
 }
 
 /// One change, as a watch reports it.

@@ -41,11 +41,15 @@ impl Filter {
     }
 
     fn line(&self, kind: EventType, obj: &Value) -> Bytes {
-        let object = kinds::present(&self.rt, &self.version, obj);
-        let mut text = json!({"type": kind, "object": object}).to_string();
-        text.push('\n');
-        Bytes::from(text)
+        event_line(kind, kinds::present(&self.rt, &self.version, obj))
     }
+}
+
+/// One line of the stream: `{"type":...,"object":...}` and a newline.
+fn event_line(kind: EventType, object: Value) -> Bytes {
+    let mut text = json!({"type": kind, "object": object}).to_string();
+    text.push('\n');
+    Bytes::from(text)
 }
 
 struct WatchState {
@@ -71,7 +75,11 @@ pub fn serve(call: &Call) -> Result<Reply, ApiError> {
         rt: call.rt,
         version: call.version.clone(),
     };
+    // A watch-list (client-go's streaming list) starts from the current state whatever its
+    // resourceVersion, and ends the initial events with a bookmark.
+    let initial_events = q.get("sendInitialEvents") == Some("true");
     let from: Option<u64> = match q.get("resourceVersion") {
+        _ if initial_events => None,
         None | Some("" | "0") => None,
         Some(rv) => Some(
             rv.parse()
@@ -86,6 +94,17 @@ pub fn serve(call: &Call) -> Result<Reply, ApiError> {
                 if filter.selectors.matches(obj) {
                     pending.push_back(filter.line(EventType::Added, obj));
                 }
+            }
+            if initial_events {
+                let bookmark = json!({
+                    "kind": call.rt.kind,
+                    "apiVersion": call.rt.api_version(&call.version),
+                    "metadata": {
+                        "resourceVersion": store.current_rv().to_string(),
+                        "annotations": {"k8s.io/initial-events-end": "true"},
+                    },
+                });
+                pending.push_back(event_line(EventType::Bookmark, bookmark));
             }
             store.watch_from(store.current_rv()).1
         }

@@ -262,6 +262,23 @@ async fn watch_without_resource_version_starts_with_the_current_objects() {
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0]["type"], "ADDED");
     assert_eq!(events[0]["object"]["metadata"]["name"], "kube-root-ca.crt");
+
+    // client-go's watch-list ends the initial events with a bookmark.
+    let path = "/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1";
+    let resp = call(&mut c, "GET", path, ADMIN, None).await;
+    let events: Vec<Value> = String::from_utf8_lossy(&resp.body)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("event JSON"))
+        .collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[1]["type"], "BOOKMARK");
+    assert_eq!(
+        events[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
+    );
+
+    let refused = call(&mut c, "DELETE", "/api/v1/namespaces/default", ADMIN, None).await;
+    assert_eq!(refused.status, 403, "the default namespace may not be deleted");
 }
 
 #[test]
