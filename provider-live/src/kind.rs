@@ -59,4 +59,11 @@ pub trait Kind: Send + Sync + 'static {
     fn delete_wait(&self, _resource: &Value) -> Option<std::time::Duration> {
         None
     }
+
+    /// Attributes the API server refuses to change once set (a Service's `cluster_ip`, a
+    /// Deployment's `selector`): a planned change to one replaces the object instead of
+    /// failing at apply. Paths start at the resource's top level, e.g. `spec[0].selector`.
+    fn immutable_paths(&self) -> Vec<plugin_runtime::AttributePath> {
+        Vec::new()
+    }
 }

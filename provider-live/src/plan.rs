@@ -1,7 +1,7 @@
 //! Plan rules shared by every resource: which computed values are unknown, which changes
 //! force a replace, and how an applied object's read-back settles a planned value.
 
-use plugin_runtime::{AttributePath, Block, Nesting, Value};
+use plugin_runtime::{AttributePath, Block, Nesting, PathStep, Value};
 
 use crate::metadata;
 
@@ -175,6 +175,31 @@ pub fn replace_paths(prior: &Value, planned: &Value) -> Vec<AttributePath> {
         .collect()
 }
 
+/// The paths among `immutable` whose value the plan changes. A value that is unknown in the
+/// plan, or null before (set for the first time), is no change of an immutable field.
+pub fn changed_paths(prior: &Value, planned: &Value, immutable: &[AttributePath]) -> Vec<AttributePath> {
+    immutable
+        .iter()
+        .filter(|path| {
+            let (before, after) = (at_path(prior, path), at_path(planned, path));
+            !before.is_null() && after.is_wholly_known() && before != after
+        })
+        .cloned()
+        .collect()
+}
+
+/// The value at `path`; null where the path leads nowhere.
+fn at_path<'v>(value: &'v Value, path: &AttributePath) -> &'v Value {
+    static NULL: Value = Value::Null;
+    path.0
+        .iter()
+        .try_fold(value, |v, step| match step {
+            PathStep::Attribute(name) | PathStep::Key(name) => Some(v.get(name)),
+            PathStep::Index(i) => usize::try_from(*i).ok().and_then(|i| v.elements().get(i)),
+        })
+        .unwrap_or(&NULL)
+}
+
 /// The value an apply reports: what the plan promised wherever it was known, the object's
 /// read-back wherever it was unknown. A later refresh shows any real difference as drift,
 /// instead of the engine failing the apply as inconsistent.
@@ -340,5 +365,20 @@ mod tests {
             "configured computed value is kept"
         );
         assert_eq!(meta.get("uid"), &Value::Null);
+    }
+
+    #[test]
+    fn a_changed_immutable_field_replaces_but_a_first_value_does_not() {
+        let path = AttributePath::root("spec").index(0).attribute("cluster_ip");
+        let with =
+            |ip: Value| Value::object([("spec", Value::List(vec![Value::object([("cluster_ip", ip)])]))]);
+        let prior = with(Value::string("10.96.0.10"));
+        assert_eq!(
+            changed_paths(&prior, &with(Value::string("10.96.0.11")), &[path.clone()]),
+            vec![path.clone()]
+        );
+        assert!(changed_paths(&prior, &prior, &[path.clone()]).is_empty());
+        assert!(changed_paths(&prior, &with(Value::unknown()), &[path.clone()]).is_empty());
+        assert!(changed_paths(&with(Value::Null), &with(Value::string("10.96.0.11")), &[path]).is_empty());
     }
 }

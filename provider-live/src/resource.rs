@@ -355,6 +355,11 @@ impl<K: Kind> Resource for TypedResource<K> {
         let mut response = PlanResponse::default();
         if let Some(prior) = prior {
             response.requires_replace = plan::replace_paths(prior, &planned);
+            response.requires_replace.extend(plan::changed_paths(
+                prior,
+                &planned,
+                &self.kind.immutable_paths(),
+            ));
             if planned == *prior {
                 response.planned_state = planned;
                 return Ok(response);

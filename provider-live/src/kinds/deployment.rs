@@ -125,6 +125,11 @@ pub struct Deployment;
 
 #[async_trait::async_trait]
 impl Kind for Deployment {
+    // The API server refuses to change a Deployment's selector.
+    fn immutable_paths(&self) -> Vec<AttributePath> {
+        vec![AttributePath::root("spec").index(0).attribute("selector")]
+    }
+
     fn info(&self) -> &'static KindInfo {
         &INFO
     }

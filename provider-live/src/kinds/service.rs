@@ -238,6 +238,11 @@ pub struct Service;
 
 #[async_trait::async_trait]
 impl Kind for Service {
+    // The API server refuses to move an allocated cluster IP.
+    fn immutable_paths(&self) -> Vec<AttributePath> {
+        vec![AttributePath::root("spec").index(0).attribute("cluster_ip")]
+    }
+
     fn info(&self) -> &'static KindInfo {
         &INFO
     }
