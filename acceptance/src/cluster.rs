@@ -102,9 +102,12 @@ impl Cluster {
 
     /// Runs kubectl (from `.tools/bin`, else PATH) as the admin.
     pub fn kubectl(&self, args: &[&str]) -> EngineOutput {
-        let mut command = Command::new(paths::tool("kubectl"));
-        command.arg("--kubeconfig").arg(&self.kubeconfig).args(args);
-        run_command(command, KUBECTL_TIMEOUT)
+        kubectl_with(&self.kubeconfig, args)
+    }
+
+    /// Runs kubectl as `user` (see [`Cluster::kubeconfig_for`]).
+    pub fn kubectl_as(&self, user: &str, args: &[&str]) -> EngineOutput {
+        kubectl_with(&self.kubeconfig_for(user), args)
     }
 
     /// `kubectl get <args> -o json`, parsed; panics when kubectl fails.
@@ -128,4 +131,10 @@ impl Cluster {
         );
         Some(serde_json::from_str(&out.stdout).expect("request counters are JSON"))
     }
+}
+
+fn kubectl_with(kubeconfig: &Path, args: &[&str]) -> EngineOutput {
+    let mut command = Command::new(paths::tool("kubectl"));
+    command.arg("--kubeconfig").arg(kubeconfig).args(args);
+    run_command(command, KUBECTL_TIMEOUT)
 }

@@ -126,6 +126,7 @@ impl Reader<'_> {
              provider \"kubernetes\" {{\n  estate = \"{estate}\"\n}}\n\
              provider \"records\" {{\n  estate = \"{estate}\"\n}}\n\n\
              data \"terraform_estate_outputs\" \"producer\" {{\n  \
+               provider = records\n  \
                estate   = \"{producer}\"\n{names}}}\n\n\
              locals {{\n  v = data.terraform_estate_outputs.producer.values\n}}\n\n\
              resource \"kubernetes_config_map\" \"app\" {{\n  \
@@ -189,9 +190,7 @@ impl Default for Workdir {
 /// Engine output with the diagnostic box drawing and line wrapping taken out, so a message
 /// can be looked for whatever the terminal width.
 pub fn flat(text: &str) -> String {
-    text.replace('│', " ")
-        .replace('╷', " ")
-        .replace('╵', " ")
+    text.replace(['│', '╷', '╵'], " ")
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
@@ -217,7 +216,13 @@ pub fn snapshot(cluster: &Cluster, namespace: &str) -> BTreeMap<String, String> 
                 o["kind"].as_str().unwrap_or_default(),
                 o["metadata"]["name"].as_str().unwrap_or_default()
             );
-            (key, o["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_string())
+            (
+                key,
+                o["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
         })
         .collect()
 }
@@ -268,6 +273,17 @@ impl Drop for Cleanup<'_> {
                 .kubectl(&["delete", resource, name, "--ignore-not-found", "--wait=false"]);
         }
     }
+}
+
+/// Creates the objects of a YAML document with kubectl as the admin (sent as JSON, which
+/// every server accepts).
+pub fn kubectl_create(cluster: &Cluster, yaml: &str) {
+    let file = tempfile::Builder::new()
+        .suffix(".yaml")
+        .tempfile()
+        .expect("a temporary manifest file");
+    std::fs::write(file.path(), yaml).expect("write the manifest");
+    kubectl_ok(cluster, &["create", "-f", &file.path().to_string_lossy()]);
 }
 
 /// Runs kubectl as the admin and panics with its output when it fails.
