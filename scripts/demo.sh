@@ -90,7 +90,8 @@ step "app's objects (namespace shop, and the handoff ConfigMap in platform)"
 
 step "network's outputs, recorded as Secrets in tofu-records-network"
 "$kubectl" get secrets -n tofu-records-network -L tofu-estate
-"$kubectl" get secrets -n tofu-records-network -o go-template='{{range .items}}{{range $k, $v := .data}}  {{$k}} = {{$v | base64decode}}{{"\n"}}{{end}}{{end}}'
+"$kubectl" get secrets -n tofu-records-network \
+    -o go-template='{{range .items}}  {{.metadata.name}}:{{range $k, $v := .data}}  {{$k}} {{$v | base64decode}}{{end}}{{"\n"}}{{end}}'
 echo "  terraform output (network):"
 "$tf" -chdir="$work/network" output -no-color | sed 's/^/    /'
 

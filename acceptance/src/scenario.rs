@@ -159,6 +159,25 @@ impl Estates {
         Ok(list["items"].as_array().cloned().unwrap_or_default())
     }
 
+    /// Waits (up to a minute: a real cluster finalizes namespaces) until no object carries
+    /// `estate`'s label (any estate's when None).
+    pub fn wait_unlabelled(&self, estate: Option<&str>) -> Check {
+        let mut left = Vec::new();
+        let clear = wait_until(Duration::from_secs(60), || {
+            left = self.labelled(estate)?;
+            Ok(left.is_empty())
+        })?;
+        let label = estate
+            .map(|e| format!("{ESTATE_LABEL}={e}"))
+            .unwrap_or(ESTATE_LABEL.to_string());
+        ensure!(
+            clear,
+            "objects still carry {label} a minute on: {:?}",
+            snapshot(&left).keys()
+        );
+        Ok(())
+    }
+
     /// Waits (up to a minute: a real cluster finalizes namespaces) until `resource` `name` is gone.
     pub fn wait_gone(&self, resource: &str, namespace: Option<&str>, name: &str) -> Check {
         let gone = wait_until(Duration::from_secs(60), || {

@@ -995,6 +995,17 @@ fn plan_review_apply(estates: &Estates) -> Check {
     expect_no_changes(&estates.app)
 }
 
+/// How many resource instances the estate's state holds (data sources aside).
+fn managed_count(engine: &Engine) -> Result<usize, String> {
+    let listed = engine.run(&["state", "list"]);
+    ensure!(listed.success(), "state list failed:\n{listed}");
+    Ok(listed
+        .stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("data."))
+        .count())
+}
+
 /// Every object app owns, its records included, by identity.
 fn app_objects(estates: &Estates) -> Result<std::collections::BTreeMap<String, (String, String)>, String> {
     let mut objects = estates.labelled(Some("app"))?;
@@ -1005,13 +1016,7 @@ fn app_objects(estates: &Estates) -> Result<std::collections::BTreeMap<String, (
 /// Stage 11: With app's state deleted, apply finds and adopts every object; nothing created or destroyed.
 fn lost_state(estates: &Estates) -> Check {
     let before = app_objects(estates)?;
-    let listed = estates.app.run(&["state", "list"]);
-    ensure!(listed.success(), "state list failed:\n{listed}");
-    let managed = listed
-        .stdout
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("data."))
-        .count();
+    let managed = managed_count(&estates.app)?;
     for name in ["terraform.tfstate", "terraform.tfstate.backup"] {
         remove(&file(estates, "app", name))?;
     }
@@ -1136,35 +1141,31 @@ fn migrate(estates: &Estates) -> Check {
 /// Stage 13: app destroyed first with network untouched, then network; nothing labelled remains and
 /// network's outputs are no longer recorded.
 fn teardown(estates: &Estates) -> Check {
-    let mut network_objects = estates.labelled(Some("network"))?;
-    network_objects.extend(estates.records("network")?);
-    let network_before = snapshot(&network_objects);
+    let network_objects = || -> Result<_, String> {
+        let mut objects = estates.labelled(Some("network"))?;
+        objects.extend(estates.records("network")?);
+        Ok(snapshot(&objects))
+    };
+    let network_before = network_objects()?;
     if broken(13) {
         let out = estates.network.run(&["destroy", "-auto-approve"]);
         ensure!(out.success(), "destroy of network failed:\n{out}");
     }
 
-    let app_count = estates
-        .app
-        .run(&["state", "list"])
-        .stdout
-        .lines()
-        .filter(|l| !l.starts_with("data."))
-        .count();
+    let managed = managed_count(&estates.app)?;
+    let plan = plan(&estates.app, &["-destroy"])?;
+    let changes = pending(&plan);
+    ensure!(
+        changes.len() == managed && changes.iter().all(|(_, a)| a == &["delete"]),
+        "expected {managed} deletes, the destroy plan proposes {changes:?}"
+    );
     let out = estates.app.run(&["destroy", "-auto-approve"]);
     ensure!(out.success(), "destroy of app failed:\n{out}");
-    expect_counts(&out, (0, 0, app_count as u64))?;
+    expect_counts(&out, (0, 0, managed as u64))?;
     estates.wait_gone("namespaces", None, "shop")?;
-    let mut network_now = estates.labelled(Some("network"))?;
-    network_now.extend(estates.records("network")?);
-    let changes = snapshot_changes(&network_before, &snapshot(&network_now));
+    let changes = snapshot_changes(&network_before, &network_objects()?);
     ensure!(changes.is_empty(), "destroying app touched network: {changes:?}");
-    let left = estates.labelled(Some("app"))?;
-    ensure!(
-        left.is_empty(),
-        "app objects survived its destroy: {:?}",
-        snapshot(&left).keys()
-    );
+    estates.wait_unlabelled(Some("app"))?;
     let records = estates.records("app")?;
     ensure!(
         records.is_empty(),
@@ -1175,12 +1176,7 @@ fn teardown(estates: &Estates) -> Check {
     let out = estates.network.run(&["destroy", "-auto-approve"]);
     ensure!(out.success(), "destroy of network failed:\n{out}");
     estates.wait_gone("namespaces", None, "platform")?;
-    let left = estates.labelled(None)?;
-    ensure!(
-        left.is_empty(),
-        "objects still carry tofu-estate: {:?}",
-        snapshot(&left).keys()
-    );
+    estates.wait_unlabelled(None)?;
     let records = estates.records("network")?;
     ensure!(
         records.is_empty(),
@@ -1194,8 +1190,9 @@ fn teardown(estates: &Estates) -> Check {
         "app's plan read network's outputs after network's destroy:\n{read}"
     );
     ensure!(
-        read.combined().contains("not recorded"),
-        "the read is not told the outputs are not recorded:\n{read}"
+        read.combined()
+            .contains("Outputs of estate \"network\" are not recorded"),
+        "the read is not told network's outputs are not recorded:\n{read}"
     );
     Ok(())
 }
