@@ -289,9 +289,6 @@ fn secret_lifecycle() {
 }
 
 #[test]
-#[ignore = "kube-test-server's server-side apply keeps a Service port whose key (port) the same \
-            manager no longer applies, so the update is rejected (duplicate port name); \
-            `kubectl apply --server-side` shows the same"]
 fn service_lifecycle() {
     lifecycle(&Case {
         type_name: "kubernetes_service",

@@ -211,6 +211,8 @@ fn clean_up(estates: &Estates) {
         "namespaces,clusterroles,clusterrolebindings",
         "shop",
         "platform",
+        "tofu-records-app",
+        "tofu-records-network",
         "app-planner",
         "--ignore-not-found",
         "--wait=false",
@@ -566,8 +568,8 @@ fn read_fence(estates: &Estates) -> Check {
     );
     // The identity and its grants go again: a records namespace holding foreign Roles outlives
     // its estate.
-    for file in [&grant, &rbac] {
-        estates.kubectl(&["delete", "--ignore-not-found", "-f", &file.to_string_lossy()])?;
+    for manifest in [&grant, &rbac] {
+        estates.kubectl(&["delete", "--ignore-not-found", "-f", &manifest.to_string_lossy()])?;
     }
     Ok(())
 }

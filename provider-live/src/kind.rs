@@ -44,14 +44,15 @@ pub trait Kind: Send + Sync + 'static {
     fn from_object(&self, object: &Json, prior: &Value) -> Value;
 
     /// Waits after a create/update until the object is ready (Deployment rollout when
-    /// `wait_for_rollout` is true; honouring `timeouts`). Default: no wait.
+    /// `wait_for_rollout` is true; honouring `timeouts`). Returns the object as last read when
+    /// waiting read it again (the state then records its final resourceVersion). Default: no wait.
     async fn wait_ready(
         &self,
         _client: &kube::Client,
         _object: &Json,
         _planned: &Value,
-    ) -> Result<(), plugin_runtime::Diagnostic> {
-        Ok(())
+    ) -> Result<Option<Json>, plugin_runtime::Diagnostic> {
+        Ok(None)
     }
 
     /// How long a delete waits for the object to be gone (a namespace deletes its contents

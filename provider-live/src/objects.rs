@@ -147,7 +147,9 @@ pub async fn delete(client: &Client, target: &Target) -> Result<(), ApiError> {
 
 /// Polls until the object is gone (a namespace finishing its deletion).
 pub async fn wait_gone(client: &Client, target: &Target, timeout: Duration) -> Result<(), WaitError> {
-    wait_until(client, target, timeout, "be deleted", |live| live.is_none()).await
+    wait_until(client, target, timeout, "be deleted", |live| live.is_none())
+        .await
+        .map(drop)
 }
 
 /// Polls the object (`None`: absent) until `done` says so, or `timeout` passes; `what` says
@@ -158,9 +160,13 @@ pub async fn wait_until(
     timeout: Duration,
     what: &str,
     done: impl Fn(Option<&Json>) -> bool,
-) -> Result<(), WaitError> {
+) -> Result<Option<Json>, WaitError> {
     let started = Instant::now();
-    while !done(get(client, target).await?.as_ref()) {
+    loop {
+        let live = get(client, target).await?;
+        if done(live.as_ref()) {
+            return Ok(live);
+        }
         if started.elapsed() >= timeout {
             return Err(WaitError::Timeout(Timeout {
                 object: target.object_ref(),
@@ -170,7 +176,6 @@ pub async fn wait_until(
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    Ok(())
 }
 
 /// Why a wait ended early.

@@ -374,11 +374,15 @@ mod tests {
             |ip: Value| Value::object([("spec", Value::List(vec![Value::object([("cluster_ip", ip)])]))]);
         let prior = with(Value::string("10.96.0.10"));
         assert_eq!(
-            changed_paths(&prior, &with(Value::string("10.96.0.11")), &[path.clone()]),
+            changed_paths(
+                &prior,
+                &with(Value::string("10.96.0.11")),
+                std::slice::from_ref(&path)
+            ),
             vec![path.clone()]
         );
-        assert!(changed_paths(&prior, &prior, &[path.clone()]).is_empty());
-        assert!(changed_paths(&prior, &with(Value::unknown()), &[path.clone()]).is_empty());
+        assert!(changed_paths(&prior, &prior, std::slice::from_ref(&path)).is_empty());
+        assert!(changed_paths(&prior, &with(Value::unknown()), std::slice::from_ref(&path)).is_empty());
         assert!(changed_paths(&with(Value::Null), &with(Value::string("10.96.0.11")), &[path]).is_empty());
     }
 }

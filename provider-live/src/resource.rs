@@ -187,10 +187,14 @@ impl<K: Kind> TypedResource<K> {
                 created.map_err(diag)?
             }
         };
+        let applied = match self.kind.wait_ready(client, &applied, planned).await {
+            Ok(ready) => ready.unwrap_or(applied),
+            Err(d) => {
+                diagnostics.push(d);
+                applied
+            }
+        };
         let state = plan::settle(planned, &self.state_of(&applied, planned));
-        if let Err(d) = self.kind.wait_ready(client, &applied, planned).await {
-            diagnostics.push(d);
-        }
         Ok((state, guard::fingerprint(Some(&applied))))
     }
 

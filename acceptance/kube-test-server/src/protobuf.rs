@@ -1,7 +1,8 @@
 //! Decoding of Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`)
 //! into JSON, for the kinds kubectl's typed clients send that way (`create namespace`,
-//! `create configmap|secret|serviceaccount`, `auth can-i`, `create token`) and Terraform's
-//! kubernetes state backend (Leases, DeleteOptions).
+//! `create configmap|secret|serviceaccount|deployment|service`, `create role|rolebinding|
+//! clusterrole|clusterrolebinding`, `auth can-i`, `create token`) and Terraform's kubernetes
+//! state backend (Leases, DeleteOptions).
 //!
 //! The body is the `k8s\0` magic followed by a `runtime.Unknown` envelope whose `raw` field
 //! holds the object message; field numbers below come from the upstream `generated.proto`s.
@@ -24,8 +25,16 @@ pub enum ProtoError {
 enum F {
     Str,
     Bytes,
+    /// A pointer or required integer: kept when zero.
     Int,
+    /// An `omitempty` integer: Go marshals zero too, JSON omits it.
+    IntNonZero,
+    /// A pointer boolean: kept when false.
     Bool,
+    /// An `omitempty` boolean: kept only when true.
+    True,
+    /// `intstr.IntOrString` (`{type, intVal, strVal}`) as a JSON number or string.
+    IntOrString,
     RepStr,
     MapStr,
     MapBytes,
@@ -144,6 +153,178 @@ const DELETE_OPTIONS: Schema = &[
     (5, "dryRun", F::RepStr),
 ];
 
+const POLICY_RULE: Schema = &[
+    (1, "verbs", F::RepStr),
+    (2, "apiGroups", F::RepStr),
+    (3, "resources", F::RepStr),
+    (4, "resourceNames", F::RepStr),
+    (5, "nonResourceURLs", F::RepStr),
+];
+const ROLE: Schema = &[
+    (1, "metadata", F::Msg(OBJECT_META)),
+    (2, "rules", F::RepMsg(POLICY_RULE)),
+];
+const LABEL_SELECTOR: Schema = &[
+    (1, "matchLabels", F::MapStr),
+    (
+        2,
+        "matchExpressions",
+        F::RepMsg(&[
+            (1, "key", F::Str),
+            (2, "operator", F::Str),
+            (3, "values", F::RepStr),
+        ]),
+    ),
+];
+const CLUSTER_ROLE: Schema = &[
+    (1, "metadata", F::Msg(OBJECT_META)),
+    (2, "rules", F::RepMsg(POLICY_RULE)),
+    (
+        3,
+        "aggregationRule",
+        F::Msg(&[(1, "clusterRoleSelectors", F::RepMsg(LABEL_SELECTOR))]),
+    ),
+];
+const ROLE_BINDING: Schema = &[
+    (1, "metadata", F::Msg(OBJECT_META)),
+    (
+        2,
+        "subjects",
+        F::RepMsg(&[
+            (1, "kind", F::Str),
+            (2, "apiGroup", F::Str),
+            (3, "name", F::Str),
+            (4, "namespace", F::Str),
+        ]),
+    ),
+    (
+        3,
+        "roleRef",
+        F::Msg(&[(1, "apiGroup", F::Str), (2, "kind", F::Str), (3, "name", F::Str)]),
+    ),
+];
+const CONTAINER: Schema = &[
+    (1, "name", F::Str),
+    (2, "image", F::Str),
+    (3, "command", F::RepStr),
+    (4, "args", F::RepStr),
+    (5, "workingDir", F::Str),
+    (
+        6,
+        "ports",
+        F::RepMsg(&[
+            (1, "name", F::Str),
+            (2, "hostPort", F::IntNonZero),
+            (3, "containerPort", F::Int),
+            (4, "protocol", F::Str),
+            (5, "hostIP", F::Str),
+        ]),
+    ),
+    (7, "env", F::RepMsg(&[(1, "name", F::Str), (2, "value", F::Str)])),
+    // kubectl sends an empty ResourceRequirements; quantities are not decoded.
+    (8, "resources", F::Msg(&[])),
+    (
+        9,
+        "volumeMounts",
+        F::RepMsg(&[
+            (1, "name", F::Str),
+            (2, "readOnly", F::True),
+            (3, "mountPath", F::Str),
+            (4, "subPath", F::Str),
+        ]),
+    ),
+    (13, "terminationMessagePath", F::Str),
+    (14, "imagePullPolicy", F::Str),
+    (16, "stdin", F::True),
+    (17, "stdinOnce", F::True),
+    (18, "tty", F::True),
+    (20, "terminationMessagePolicy", F::Str),
+];
+const POD_SPEC: Schema = &[
+    (2, "containers", F::RepMsg(CONTAINER)),
+    (3, "restartPolicy", F::Str),
+    (4, "terminationGracePeriodSeconds", F::Int),
+    (6, "dnsPolicy", F::Str),
+    (7, "nodeSelector", F::MapStr),
+    (8, "serviceAccountName", F::Str),
+    (11, "hostNetwork", F::True),
+    (15, "imagePullSecrets", F::RepMsg(LOCAL_REF)),
+    (19, "schedulerName", F::Str),
+    (20, "initContainers", F::RepMsg(CONTAINER)),
+    (21, "automountServiceAccountToken", F::Bool),
+];
+const DEPLOYMENT: Schema = &[
+    (1, "metadata", F::Msg(OBJECT_META)),
+    (
+        2,
+        "spec",
+        F::Msg(&[
+            (1, "replicas", F::Int),
+            (2, "selector", F::Msg(LABEL_SELECTOR)),
+            (
+                3,
+                "template",
+                F::Msg(&[
+                    (1, "metadata", F::Msg(OBJECT_META)),
+                    (2, "spec", F::Msg(POD_SPEC)),
+                ]),
+            ),
+            (
+                4,
+                "strategy",
+                F::Msg(&[
+                    (1, "type", F::Str),
+                    (
+                        2,
+                        "rollingUpdate",
+                        F::Msg(&[
+                            (1, "maxUnavailable", F::IntOrString),
+                            (2, "maxSurge", F::IntOrString),
+                        ]),
+                    ),
+                ]),
+            ),
+            (5, "minReadySeconds", F::IntNonZero),
+            (6, "revisionHistoryLimit", F::Int),
+            (7, "paused", F::True),
+            (9, "progressDeadlineSeconds", F::Int),
+        ]),
+    ),
+];
+const SERVICE: Schema = &[
+    (1, "metadata", F::Msg(OBJECT_META)),
+    (
+        2,
+        "spec",
+        F::Msg(&[
+            (
+                1,
+                "ports",
+                F::RepMsg(&[
+                    (1, "name", F::Str),
+                    (2, "protocol", F::Str),
+                    (3, "port", F::Int),
+                    (4, "targetPort", F::IntOrString),
+                    (5, "nodePort", F::IntNonZero),
+                    (6, "appProtocol", F::Str),
+                ]),
+            ),
+            (2, "selector", F::MapStr),
+            (3, "clusterIP", F::Str),
+            (4, "type", F::Str),
+            (5, "externalIPs", F::RepStr),
+            (7, "sessionAffinity", F::Str),
+            (10, "externalName", F::Str),
+            (11, "externalTrafficPolicy", F::Str),
+            (13, "publishNotReadyAddresses", F::True),
+            (17, "ipFamilies", F::RepStr),
+            (18, "clusterIPs", F::RepStr),
+            (19, "ipFamilyPolicy", F::Str),
+            (22, "internalTrafficPolicy", F::Str),
+        ]),
+    ),
+];
+
 fn schema(kind: &str) -> Option<Schema> {
     Some(match kind {
         "Namespace" => NAMESPACE,
@@ -155,6 +336,11 @@ fn schema(kind: &str) -> Option<Schema> {
         "TokenRequest" => TOKEN_REQUEST,
         "Lease" => LEASE,
         "DeleteOptions" => DELETE_OPTIONS,
+        "Role" => ROLE,
+        "ClusterRole" => CLUSTER_ROLE,
+        "RoleBinding" | "ClusterRoleBinding" => ROLE_BINDING,
+        "Deployment" => DEPLOYMENT,
+        "Service" => SERVICE,
         _ => return None,
     })
 }
@@ -272,8 +458,15 @@ fn message(buf: &[u8], schema: Schema) -> Result<Map<String, Value>, ProtoError>
             (F::Int, Wire::Varint(v)) => {
                 out.insert(name, json!(v as i64));
             }
-            (F::Bool, Wire::Varint(v)) => {
+            (F::IntNonZero, Wire::Varint(0)) | (F::True, Wire::Varint(0)) => {}
+            (F::IntNonZero, Wire::Varint(v)) => {
+                out.insert(name, json!(v as i64));
+            }
+            (F::Bool | F::True, Wire::Varint(v)) => {
                 out.insert(name, json!(v != 0));
+            }
+            (F::IntOrString, Wire::Len(b)) => {
+                out.insert(name, int_or_string(b)?);
             }
             (F::RepStr, Wire::Len(b)) => push(&mut out, name, text(b)),
             (F::MapStr | F::MapBytes, Wire::Len(b)) => {
@@ -301,6 +494,20 @@ fn message(buf: &[u8], schema: Schema) -> Result<Map<String, Value>, ProtoError>
         }
     }
     Ok(out)
+}
+
+/// `intstr.IntOrString`: type 1 is the string form, anything else the integer.
+fn int_or_string(b: &[u8]) -> Result<Value, ProtoError> {
+    let (mut is_string, mut int, mut string) = (false, 0i64, String::new());
+    for (num, wire) in Fields(b) {
+        match (num, wire?) {
+            (1, Wire::Varint(t)) => is_string = t == 1,
+            (2, Wire::Varint(v)) => int = i64::from(v as i32),
+            (3, Wire::Len(s)) => string = String::from_utf8_lossy(s).into_owned(),
+            _ => {}
+        }
+    }
+    Ok(if is_string { json!(string) } else { json!(int) })
 }
 
 /// RFC 3339 with microseconds, as `metav1.MicroTime` marshals to JSON.

@@ -400,6 +400,17 @@ fn remove_path(value: &mut Value, path: &[Element], names: &[String], schema: &S
     }
 }
 
+/// Whether `path` is a key field of an associative-list item (`k:{"port":81,..}.f:port`):
+/// such a field stays while its item stays, since without it the item is no longer keyed.
+fn is_item_key(path: &Path) -> bool {
+    match path.as_slice() {
+        [.., Element::Key(key), Element::Field(field)] => {
+            serde_json::from_str::<Map<String, Value>>(key).is_ok_and(|k| k.contains_key(field))
+        }
+        _ => false,
+    }
+}
+
 /// Paths the field manager never tracks for this write.
 fn ignored(path: &Path, kind: &str, subresource: Option<&str>, creating: bool) -> bool {
     let names: Vec<&str> = path
@@ -727,10 +738,10 @@ pub fn apply(
         .flat_map(|(_, e)| e.set.iter().cloned())
         .chain(applied_set.iter().cloned())
         .collect();
-    // Deepest paths first, so an item's fields go before the item itself.
-    let dropped: Vec<&Path> = last_applied.difference(&applied_set).collect();
-    for path in dropped.into_iter().rev() {
-        if !owned_elsewhere.iter().any(|o| o.starts_with(path)) {
+    // Shallowest paths first (a set orders a path before its extensions): a dropped item goes
+    // whole. Fields before their item would change the item's key and strand it half-removed.
+    for path in last_applied.difference(&applied_set) {
+        if !is_item_key(path) && !owned_elsewhere.iter().any(|o| o.starts_with(path)) {
             remove_path(&mut merged, path, &[], &schema);
         }
     }
@@ -1088,6 +1099,101 @@ mod tests {
             .object;
         crate::defaults::apply_defaults("Service", &mut created);
         assert_same(&created, &step["response"]["body"], "07 step 9");
+    }
+
+    /// Applies `config` by manager "tf" onto `live` and defaults the result, as the handler does.
+    fn apply_defaulted(live: Option<&Value>, config: &Value) -> Value {
+        let mut object = apply(live, config, "tf", false, "2026-01-01T00:00:00Z")
+            .unwrap()
+            .object;
+        let kind = object["kind"].as_str().unwrap().to_string();
+        crate::defaults::apply_defaults(&kind, &mut object);
+        object
+    }
+
+    #[test]
+    fn reapply_replaces_a_service_port_whose_key_changed() {
+        let service = |port: u16| {
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {
+                "selector": {"app": "s"},
+                "ports": [{"name": "http", "port": port, "targetPort": 8080}]
+            }})
+        };
+        let first = apply_defaulted(None, &service(81));
+        let second = apply_defaulted(Some(&first), &service(82));
+        assert_eq!(
+            second["spec"]["ports"],
+            json!([{"name": "http", "port": 82, "protocol": "TCP", "targetPort": 8080}])
+        );
+        let owned = &second["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:ports"];
+        assert_eq!(
+            owned.as_object().unwrap().keys().collect::<Vec<_>>(),
+            [r#"k:{"port":82,"protocol":"TCP"}"#]
+        );
+    }
+
+    #[test]
+    fn reapply_removes_dropped_items_and_keys_of_every_associative_list() {
+        let deployment = |v2: bool| {
+            let pick = |a: Value, b: Value| if v2 { a } else { b };
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d", "labels": pick(json!({"x": "1"}), json!({"x": "1", "y": "2"}))},
+                "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {
+                    "metadata": {"labels": {"app": "d"}},
+                    "spec": {
+                        "containers": pick(
+                            json!([{"name": "a", "image": "a:1",
+                                "env": [{"name": "E1", "value": "1"}],
+                                "ports": [{"containerPort": 81}],
+                                "volumeMounts": [{"name": "v1", "mountPath": "/a"}]}]),
+                            json!([{"name": "a", "image": "a:1",
+                                "env": [{"name": "E1", "value": "1"}, {"name": "E2", "value": "2"}],
+                                "ports": [{"containerPort": 80}],
+                                "volumeMounts": [{"name": "v1", "mountPath": "/a"}, {"name": "v2", "mountPath": "/b"}]},
+                                {"name": "b", "image": "b:1"}])),
+                        "volumes": pick(
+                            json!([{"name": "v1", "emptyDir": {}}]),
+                            json!([{"name": "v1", "emptyDir": {}}, {"name": "v2", "emptyDir": {}}]))
+                    }
+                }}
+            })
+        };
+        let first = apply_defaulted(None, &deployment(false));
+        let second = apply_defaulted(Some(&first), &deployment(true));
+        let pod = &second["spec"]["template"]["spec"];
+        let containers = pod["containers"].as_array().unwrap();
+        assert_eq!(containers.len(), 1, "{pod}");
+        let c = &containers[0];
+        assert_eq!(c["env"], json!([{"name": "E1", "value": "1"}]));
+        assert_eq!(c["ports"], json!([{"containerPort": 81, "protocol": "TCP"}]));
+        assert_eq!(c["volumeMounts"], json!([{"name": "v1", "mountPath": "/a"}]));
+        assert_eq!(pod["volumes"].as_array().unwrap().len(), 1, "{pod}");
+        assert_eq!(second["metadata"]["labels"], json!({"x": "1"}));
+    }
+
+    #[test]
+    fn reapply_keeps_dropped_fields_another_manager_owns() {
+        let config_map = |data: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": data});
+        let first = apply_defaulted(None, &config_map(json!({"a": "1", "b": "2", "c": "3"})));
+        // Another manager writes b (same value) with an update: it now shares b.
+        let mut updated = first.clone();
+        updated["data"]["b"] = json!("2");
+        updated["data"]["d"] = json!("4");
+        record_update(
+            Some(&first),
+            &mut updated,
+            "kubectl",
+            None,
+            "2026-01-01T00:00:01Z",
+        );
+        let mut entries = decode_entries(Some(&updated));
+        let other = entries.iter_mut().find(|e| e.manager == "kubectl").unwrap();
+        other
+            .set
+            .insert(vec![Element::Field("data".into()), Element::Field("b".into())]);
+        store_entries(&mut updated, entries);
+        let second = apply_defaulted(Some(&updated), &config_map(json!({"a": "1"})));
+        assert_eq!(second["data"], json!({"a": "1", "b": "2", "d": "4"}));
     }
 
     #[test]

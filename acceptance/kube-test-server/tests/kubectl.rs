@@ -1,5 +1,6 @@
 //! kubectl against the test server: `get -o yaml`, `label`, `annotate`, `patch` (merge, JSON,
-//! strategic), `apply --server-side`, `delete` and `auth can-i`, through a generated kubeconfig.
+//! strategic), `apply --server-side`, `delete`, `auth can-i` and the imperative `create <kind>`
+//! commands (sent as protobuf), through a generated kubeconfig.
 //! Skipped (with a note) when no kubectl is on PATH.
 
 use std::path::Path;
@@ -58,21 +59,29 @@ impl Kubectl<'_> {
     }
 }
 
-#[test]
-fn kubectl_works_against_the_test_server() {
+/// A started server with an admin kubeconfig in a temp dir (None when kubectl is missing).
+fn start(options: Options) -> Option<(TestServer, tempfile::TempDir)> {
     if !kubectl_available() {
         println!("note: kubectl not on PATH; skipping the kubectl test");
-        return;
+        return None;
     }
-    let server = TestServer::start(Options {
+    let server = TestServer::start(options);
+    let dir = tempfile::tempdir().expect("temp dir");
+    server
+        .write_kubeconfig(&dir.path().join("kubeconfig"), "admin")
+        .expect("kubeconfig written");
+    Some((server, dir))
+}
+
+#[test]
+fn kubectl_works_against_the_test_server() {
+    let Some((_server, dir)) = start(Options {
         users: vec![("app-planner".into(), vec!["tofu-planners".into()])],
         ..Default::default()
-    });
-    let dir = tempfile::tempdir().expect("temp dir");
+    }) else {
+        return;
+    };
     let kubeconfig = dir.path().join("kubeconfig");
-    server
-        .write_kubeconfig(&kubeconfig, "admin")
-        .expect("kubeconfig written");
     let k = Kubectl {
         kubeconfig: &kubeconfig,
     };
@@ -196,5 +205,118 @@ fn kubectl_works_against_the_test_server() {
         String::from_utf8_lossy(&gone.stderr).contains("NotFound"),
         "{}",
         String::from_utf8_lossy(&gone.stderr)
+    );
+}
+
+#[test]
+fn kubectl_create_sends_every_imperative_kind_as_protobuf() {
+    let Some((_server, dir)) = start(Options::default()) else {
+        return;
+    };
+    let kubeconfig = dir.path().join("kubeconfig");
+    let k = Kubectl {
+        kubeconfig: &kubeconfig,
+    };
+    k.ok(&["create", "namespace", "p"]);
+    for args in [
+        &["create", "role", "r", "--verb=get", "--resource=secrets"][..],
+        &[
+            "create",
+            "rolebinding",
+            "rb",
+            "--role=r",
+            "--user=bob",
+            "--serviceaccount=p:sa",
+        ],
+        &[
+            "create",
+            "clusterrole",
+            "cr",
+            "--verb=get,list",
+            "--resource=pods",
+            "--resource-name=x",
+        ],
+        &[
+            "create",
+            "clusterrolebinding",
+            "crb",
+            "--clusterrole=cr",
+            "--group=g",
+        ],
+        &["create", "secret", "generic", "s", "--from-literal=a=b"],
+        &["create", "serviceaccount", "sa"],
+        &[
+            "create",
+            "deployment",
+            "d",
+            "--image=nginx:1",
+            "--port=80",
+            "--replicas=2",
+        ],
+        &["create", "service", "clusterip", "svc", "--tcp=80:8080"],
+    ] {
+        let mut all = vec!["-n", "p"];
+        all.extend(args);
+        k.ok(&all);
+    }
+    let role = k.json(&["-n", "p", "get", "role", "r"]);
+    assert_eq!(
+        role["rules"],
+        serde_json::json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}])
+    );
+    let binding = k.json(&["-n", "p", "get", "rolebinding", "rb"]);
+    assert_eq!(binding["roleRef"]["name"], "r");
+    assert_eq!(binding["subjects"][1]["kind"], "ServiceAccount");
+    assert_eq!(binding["subjects"][1]["namespace"], "p");
+    let cluster_role = k.json(&["get", "clusterrole", "cr"]);
+    assert_eq!(cluster_role["rules"][0]["resourceNames"][0], "x");
+    assert_eq!(cluster_role["rules"][0]["verbs"][1], "list");
+    let cluster_binding = k.json(&["get", "clusterrolebinding", "crb"]);
+    assert_eq!(cluster_binding["subjects"][0]["name"], "g");
+    assert_eq!(cluster_binding["roleRef"]["kind"], "ClusterRole");
+    assert_eq!(k.json(&["-n", "p", "get", "secret", "s"])["data"]["a"], "Yg==");
+    let deployment = k.json(&["-n", "p", "get", "deployment", "d"]);
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(deployment["spec"]["selector"]["matchLabels"]["app"], "d");
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(container["image"], "nginx:1");
+    assert_eq!(container["ports"][0]["containerPort"], 80);
+    let service = k.json(&["-n", "p", "get", "service", "svc"]);
+    assert_eq!(
+        service["spec"]["ports"],
+        serde_json::json!([{"name": "80-8080", "port": 80, "protocol": "TCP", "targetPort": 8080}])
+    );
+}
+
+#[test]
+fn kubectl_server_side_reapply_replaces_a_changed_service_port() {
+    let Some((_server, dir)) = start(Options::default()) else {
+        return;
+    };
+    let kubeconfig = dir.path().join("kubeconfig");
+    let k = Kubectl {
+        kubeconfig: &kubeconfig,
+    };
+    let manifest = |port: u16| {
+        format!(
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  \
+             selector:\n    app: web\n  ports:\n  - name: http\n    port: {port}\n    targetPort: 8080\n"
+        )
+    };
+    for port in [81, 82] {
+        let out = k.run(
+            &["apply", "--server-side", "--field-manager=tf", "-f", "-"],
+            Some(&manifest(port)),
+        );
+        assert!(
+            out.status.success(),
+            "apply of port {port}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let service = k.json(&["get", "service", "web"]);
+    assert_eq!(
+        service["spec"]["ports"],
+        serde_json::json!([{"name": "http", "port": 82, "protocol": "TCP", "targetPort": 8080}])
     );
 }

@@ -159,9 +159,9 @@ impl Kind for Deployment {
         client: &kube::Client,
         object: &Json,
         planned: &Value,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Option<Json>, Diagnostic> {
         if !spec_wait::enabled(planned, WAIT_FOR_ROLLOUT) {
-            return Ok(());
+            return Ok(None);
         }
         // A Deployment this apply created is at generation 1; later spec changes raise it.
         let operation = if object["metadata"]["generation"].as_i64().unwrap_or(1) <= 1 {
@@ -179,6 +179,7 @@ impl Kind for Deployment {
             rollout_status,
         )
         .await
+        .map(Some)
         .map_err(Diagnostic::from)
     }
 

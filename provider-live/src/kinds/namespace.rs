@@ -63,9 +63,9 @@ impl Kind for Namespace {
         client: &kube::Client,
         object: &Json,
         planned: &Value,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Option<Json>, Diagnostic> {
         if planned.get("wait_for_default_service_account").as_bool() != Some(true) {
-            return Ok(());
+            return Ok(None);
         }
         let namespace = object
             .pointer("/metadata/name")
@@ -80,7 +80,7 @@ impl Kind for Namespace {
             sa.is_some()
         })
         .await?;
-        Ok(())
+        Ok(None)
     }
 
     fn delete_wait(&self, resource: &Value) -> Option<Duration> {

@@ -152,10 +152,10 @@ impl Kind for Secret {
         client: &kube::Client,
         object: &Json,
         planned: &Value,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Option<Json>, Diagnostic> {
         let is_token = object.get("type").and_then(Json::as_str) == Some(TOKEN_TYPE);
         if !is_token || planned.get("wait_for_service_account_token").as_bool() == Some(false) {
-            return Ok(());
+            return Ok(None);
         }
         let target = Target {
             resource: api_resource(&INFO),
@@ -178,8 +178,8 @@ impl Kind for Secret {
             "receive its service account token",
             has_token,
         )
-        .await?;
-        Ok(())
+        .await
+        .map_err(Diagnostic::from)
     }
 }
 

@@ -275,9 +275,9 @@ impl Kind for Service {
         client: &kube::Client,
         object: &Json,
         planned: &Value,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Option<Json>, Diagnostic> {
         if object["spec"]["type"] != "LoadBalancer" || !spec_wait::enabled(planned, WAIT_FOR_LOAD_BALANCER) {
-            return Ok(());
+            return Ok(None);
         }
         let timeout = timeouts::of(planned, "create", std::time::Duration::from_secs(600));
         spec_wait::poll(
@@ -289,6 +289,7 @@ impl Kind for Service {
             load_balancer_status,
         )
         .await
+        .map(Some)
         .map_err(Diagnostic::from)
     }
 }

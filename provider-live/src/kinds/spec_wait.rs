@@ -72,6 +72,7 @@ impl From<WaitError> for Diagnostic {
 
 /// Reads the object `applied` (as the apply returned it) until `check` finds it ready,
 /// fails, or `timeout` passes; `what` says what is awaited ("finish its rollout").
+/// Returns the object as it was when found ready.
 pub async fn poll(
     client: &kube::Client,
     info: &KindInfo,
@@ -79,7 +80,7 @@ pub async fn poll(
     timeout: Duration,
     what: &str,
     check: impl Fn(&Json) -> Readiness,
-) -> Result<(), WaitError> {
+) -> Result<Json, WaitError> {
     let name = applied["metadata"]["name"].as_str().unwrap_or_default();
     let namespace = applied["metadata"]["namespace"].as_str().unwrap_or_default();
     let object = ObjectRef::namespaced(info.kind, namespace, name);
@@ -94,7 +95,7 @@ pub async fn poll(
     let mut current = applied.clone();
     loop {
         let reason = match check(&current) {
-            Readiness::Ready => return Ok(()),
+            Readiness::Ready => return Ok(current),
             Readiness::Failed(reason) => return Err(WaitError::Failed { object, reason }),
             Readiness::Waiting(reason) => reason,
         };
