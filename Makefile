@@ -10,13 +10,14 @@ SHELL := bash
 CARGO ?= cargo
 export TF
 
-.PHONY: help setup build test demo fmt lint clean
+.PHONY: help setup build test demo break-check fmt lint clean
 
 help:
 	@echo "make demo    set up, build, apply the reference estates, show them, destroy them"
 	@echo "make test    set up, build, run all tests"
 	@echo "make setup   install the engine and kubectl into .tools/ (TF=... to use your own engine)"
 	@echo "make build   build the providers and lay out the mirror in dist/"
+	@echo "make break-check  show that every stage's break switch makes it fail"
 	@echo "make fmt | lint | clean"
 
 setup:
@@ -32,6 +33,10 @@ test: setup build
 
 demo: setup build
 	@scripts/demo.sh
+
+# Each stage's break switch (BREAK_STAGE=N) must make that stage fail: 13 of 13.
+break-check: setup build
+	@scripts/break-check.sh
 
 fmt:
 	$(CARGO) fmt --all
