@@ -15,8 +15,9 @@ pub struct KindInfo {
     pub description: &'static str, // markdown, for the schema
 }
 
-#[async_trait::async_trait]
-pub trait Kind: Send + Sync + 'static {
+/// How a kind converts its object. Field-table kinds get it from their table
+/// (`kinds::spec_convert::TableKind`); the others write it out.
+pub trait Kind: Behaviour {
     fn info(&self) -> &'static KindInfo;
 
     /// The resource's schema block WITHOUT `id`, `estate`, `metadata` (added by TypedResource).
@@ -42,7 +43,12 @@ pub trait Kind: Send + Sync + 'static {
     /// prior's spelling when they mean the same.
     #[allow(clippy::wrong_self_convention)] // the name is the kinds' contract; it reads the kind's own fields
     fn from_object(&self, object: &Json, prior: &Value) -> Value;
+}
 
+/// What a kind does beyond converting its object: waits and immutable fields. Every method
+/// has a default, so a kind that does none of it says `impl Behaviour for X {}`.
+#[async_trait::async_trait]
+pub trait Behaviour: Send + Sync + 'static {
     /// Waits after a create/update until the object is ready (Deployment rollout when
     /// `wait_for_rollout` is true; honouring `timeouts`). Returns the object as last read when
     /// waiting read it again (the state then records its final resourceVersion). Default: no wait.

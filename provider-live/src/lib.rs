@@ -3,7 +3,7 @@
 //!
 //! Layers: [`provider`] (the provider block), [`resource`] (the machinery every typed kind
 //! shares) over [`kind`] and [`kinds`] (what differs per kind), [`manifest`] (any kind, as
-//! written); [`metadata`], [`plan`], [`guard`] are pure rules; [`objects`], [`cache`] and
+//! written), both through [`lifecycle`]; [`metadata`], [`plan`], [`guard`] are pure rules; [`objects`], [`cache`] and
 //! [`discovery`] talk to the API.
 
 pub mod cache;
@@ -12,6 +12,7 @@ pub mod discovery;
 pub mod guard;
 pub mod kind;
 pub mod kinds;
+pub mod lifecycle;
 pub mod manifest;
 pub mod metadata;
 pub mod objects;

@@ -22,7 +22,12 @@ pub fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
 }
 
 /// Refuses a write the guard forbids; warns when it adopts the object.
-fn admit(check: &Check<'_>, live: Option<&Json>, seen: &[u8], out: &mut Diagnostics) -> Result<(), Diagnostics> {
+fn admit(
+    check: &Check<'_>,
+    live: Option<&Json>,
+    seen: &[u8],
+    out: &mut Diagnostics,
+) -> Result<(), Diagnostics> {
     if check.decide(live, seen).map_err(diag)? {
         out.push(guard::adopt_warning(check.object, check.estate));
     }

@@ -13,8 +13,8 @@ use async_trait::async_trait;
 use kube_estate::ESTATE_LABEL;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, ImportedResource, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse,
-    Resource, Schema, Type, Value,
+    ImportResponse, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
+    Type, Value,
 };
 use regex::Regex;
 use serde_json::{Map, Value as Json};
@@ -22,6 +22,7 @@ use serde_json::{Map, Value as Json};
 use crate::context::Context;
 use crate::discovery::DiscoveryError;
 use crate::guard::{self, Check};
+use crate::lifecycle::{self, diag};
 use crate::objects::{self, Manager, Target};
 use crate::{metadata, plan, timeouts};
 
@@ -31,10 +32,6 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 pub struct Manifest {
     ctx: Arc<Context>,
-}
-
-fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
-    Diagnostics::from(e.into())
 }
 
 /// Which object a manifest names.
@@ -285,7 +282,6 @@ impl Manifest {
         let manifest = planned.get("manifest").to_json();
         let identity = Identity::of(&manifest).map_err(diag)?;
         let target = self.target(&conn.client, &identity).await.map_err(diag)?;
-        let live = objects::get(&conn.client, &target).await.map_err(diag)?;
         let object = target.object_ref();
         let import_id = Self::import_id(&identity);
         let check = Check {
@@ -295,9 +291,7 @@ impl Manifest {
             import_id: &import_id,
             creating: req.prior_state.is_null(),
         };
-        if check.decide(live.as_ref(), &req.planned_private).map_err(diag)? {
-            diagnostics.push(guard::adopt_warning(&object, estate));
-        }
+        lifecycle::write_guard(&conn.client, &target, &check, &req.planned_private, diagnostics).await?;
         let mut body = manifest.clone();
         if let Some(meta) = body.get_mut("metadata").and_then(Json::as_object_mut) {
             let labels = meta.entry("labels").or_insert_with(|| Json::Object(Map::new()));
@@ -335,7 +329,6 @@ impl Manifest {
         let conn = self.ctx.connection().map_err(diag)?;
         let identity = Identity::of(&req.prior_state.get("manifest").to_json()).map_err(diag)?;
         let target = self.target(&conn.client, &identity).await.map_err(diag)?;
-        let live = objects::get(&conn.client, &target).await.map_err(diag)?;
         let object = target.object_ref();
         let import_id = Self::import_id(&identity);
         let check = Check {
@@ -345,17 +338,8 @@ impl Manifest {
             import_id: &import_id,
             creating: false,
         };
-        check.before_delete(live.as_ref()).map_err(diag)?;
-        if live.is_none() {
-            return Ok(());
-        }
-        let deleted = objects::delete(&conn.client, &target).await;
-        self.ctx.cache.invalidate();
-        deleted.map_err(diag)?;
         let timeout = timeouts::of(&req.prior_state, "delete", DEFAULT_TIMEOUT);
-        objects::wait_gone(&conn.client, &target, timeout)
-            .await
-            .map_err(diag)
+        lifecycle::delete(&self.ctx, &conn.client, &target, &check, Some(timeout)).await
     }
 }
 
@@ -592,12 +576,6 @@ impl Resource for Manifest {
             }
             Err(e) => return Err(diag(e)),
         };
-        let live = self
-            .ctx
-            .cache
-            .get(&conn.client, &target, &conn.estate.selector())
-            .await
-            .map_err(diag)?;
         let object = target.object_ref();
         let import_id = Self::import_id(&identity);
         let check = Check {
@@ -607,10 +585,15 @@ impl Resource for Manifest {
             import_id: &import_id,
             creating: prior.is_none(),
         };
-        if check.decide(live.as_ref(), &req.prior_private).map_err(diag)? {
-            response.diagnostics.push(guard::adopt_warning(&object, estate));
-        }
-        response.planned_private = guard::fingerprint(live.as_ref());
+        lifecycle::plan_guard(
+            &self.ctx,
+            conn,
+            &target,
+            &check,
+            &req.prior_private,
+            &mut response,
+        )
+        .await?;
         response.planned_state = planned;
         Ok(response)
     }
@@ -622,79 +605,41 @@ impl Resource for Manifest {
         } else {
             self.write(&req, &mut diagnostics).await
         };
-        let (new_state, private) = outcome.unwrap_or_else(|d| {
-            diagnostics.extend(d);
-            (req.prior_state.clone(), Vec::new())
-        });
-        ApplyResponse {
-            new_state,
-            private,
-            diagnostics,
-        }
+        lifecycle::apply_response(&req, outcome, diagnostics)
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
-        let manifest = req.current_state.get("manifest").to_json();
-        let Ok(identity) = Identity::of(&manifest) else {
-            return Ok(ReadResponse {
-                new_state: req.current_state,
-                private: req.private,
-                ..Default::default()
-            });
+        // A state whose manifest names no object stays as it is.
+        let target = match Identity::of(&req.current_state.get("manifest").to_json()) {
+            Ok(identity) => Some(self.target(&conn.client, &identity).await.map_err(diag)?),
+            Err(_) => None,
         };
-        let target = self.target(&conn.client, &identity).await.map_err(diag)?;
-        let live = self
-            .ctx
-            .cache
-            .get(&conn.client, &target, &conn.estate.selector())
-            .await
-            .map_err(diag)?;
-        let new_state = live
-            .as_ref()
-            .map(|o| self.state_of(o, &req.current_state))
-            .unwrap_or_default();
-        let private = live
-            .as_ref()
-            .map(|o| guard::fingerprint(Some(o)))
-            .unwrap_or_default();
-        Ok(ReadResponse {
-            new_state,
-            private,
-            diagnostics: Diagnostics::new(),
+        lifecycle::refresh(&self.ctx, conn, target.as_ref(), req, |o, prior| {
+            self.state_of(o, prior)
         })
+        .await
     }
 
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let identity = Identity::parse_import_id(&req.id).map_err(diag)?;
         let target = self.target(&conn.client, &identity).await.map_err(diag)?;
-        let Some(live) = objects::get(&conn.client, &target).await.map_err(diag)? else {
-            return Err(diag(Diagnostic::error(
-                "Cannot import an object that does not exist",
-                format!("{} was not found in the cluster.", target.object_ref()),
-            )));
-        };
-        let manifest = as_manifest(&live);
-        let state = plan::conform(
-            &self.schema().block,
-            Value::object([
-                ("manifest", Value::from_json(&manifest)),
-                ("object", object_value(&live, &manifest)),
-                (
-                    "estate",
-                    Value::from(metadata::estate_of(&live).map(str::to_string)),
-                ),
-            ]),
-        );
-        Ok(ImportResponse {
-            imported: vec![ImportedResource {
-                type_name: req.type_name,
-                state,
-                private: Vec::new(),
-            }],
-            diagnostics: Diagnostics::new(),
+        lifecycle::import(&conn.client, &target, req.type_name, |live| {
+            let manifest = as_manifest(live);
+            plan::conform(
+                &self.schema().block,
+                Value::object([
+                    ("manifest", Value::from_json(&manifest)),
+                    ("object", object_value(live, &manifest)),
+                    (
+                        "estate",
+                        Value::from(metadata::estate_of(live).map(str::to_string)),
+                    ),
+                ]),
+            )
         })
+        .await
     }
 }
 

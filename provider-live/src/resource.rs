@@ -8,25 +8,20 @@ use async_trait::async_trait;
 use kube::api::ApiResource;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, ImportedResource, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
-    Type, Value,
+    ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
 };
 use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
 use crate::guard::{self, Check};
 use crate::kind::{Kind, KindInfo};
+use crate::lifecycle::{self, diag};
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
 use crate::{metadata, plan, timeouts};
 
 pub struct TypedResource<K: Kind> {
     kind: K,
     ctx: Arc<Context>,
-}
-
-/// Any error as the diagnostics a resource call returns.
-fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
-    Diagnostics::from(e.into())
 }
 
 /// The API resource of a kind known at compile time.
@@ -150,7 +145,6 @@ impl<K: Kind> TypedResource<K> {
 
         let applied = match self.target(meta) {
             Some(target) => {
-                let live = objects::get(client, &target).await.map_err(diag)?;
                 let named = CheckTarget::of(&target);
                 let check = self.check(
                     &named,
@@ -158,9 +152,7 @@ impl<K: Kind> TypedResource<K> {
                     &req.type_name,
                     req.prior_state.is_null(),
                 );
-                if check.decide(live.as_ref(), &req.planned_private).map_err(diag)? {
-                    diagnostics.push(guard::adopt_warning(&named.object, conn.estate.as_str()));
-                }
+                lifecycle::write_guard(client, &target, &check, &req.planned_private, diagnostics).await?;
                 let manager = Manager {
                     name: FIELD_MANAGER,
                     force: true,
@@ -203,22 +195,10 @@ impl<K: Kind> TypedResource<K> {
         let Some(target) = self.target(metadata::of(&req.prior_state)) else {
             return Ok(());
         };
-        let live = objects::get(&conn.client, &target).await.map_err(diag)?;
         let named = CheckTarget::of(&target);
         let check = self.check(&named, conn.estate.as_str(), &req.type_name, false);
-        check.before_delete(live.as_ref()).map_err(diag)?;
-        if live.is_none() {
-            return Ok(());
-        }
-        let deleted = objects::delete(&conn.client, &target).await;
-        self.ctx.cache.invalidate();
-        deleted.map_err(diag)?;
-        if let Some(timeout) = self.kind.delete_wait(&req.prior_state) {
-            objects::wait_gone(&conn.client, &target, timeout)
-                .await
-                .map_err(diag)?;
-        }
-        Ok(())
+        let wait = self.kind.delete_wait(&req.prior_state);
+        lifecycle::delete(&self.ctx, &conn.client, &target, &check, wait).await
     }
 }
 
@@ -376,20 +356,9 @@ impl<K: Kind> Resource for TypedResource<K> {
             }
         }
         if let Some(target) = &target {
-            let live = self
-                .ctx
-                .cache
-                .get(&conn.client, target, &conn.estate.selector())
-                .await
-                .map_err(diag)?;
             let named = CheckTarget::of(target);
             let check = self.check(&named, estate, &req.type_name, prior.is_none());
-            if check.decide(live.as_ref(), &req.prior_private).map_err(diag)? {
-                response
-                    .diagnostics
-                    .push(guard::adopt_warning(&named.object, estate));
-            }
-            response.planned_private = guard::fingerprint(live.as_ref());
+            lifecycle::plan_guard(&self.ctx, conn, target, &check, &req.prior_private, &mut response).await?;
         }
         response.planned_state = planned;
         Ok(response)
@@ -397,63 +366,21 @@ impl<K: Kind> Resource for TypedResource<K> {
 
     async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
         let mut diagnostics = Diagnostics::new();
-        if req.planned_state.is_null() {
-            let new_state = match self.destroy(&req).await {
-                Ok(()) => Value::Null,
-                Err(d) => {
-                    diagnostics.extend(d);
-                    req.prior_state.clone()
-                }
-            };
-            return ApplyResponse {
-                new_state,
-                private: Vec::new(),
-                diagnostics,
-            };
-        }
-        let (new_state, private) = match self.write(&req, &mut diagnostics).await {
-            Ok(written) => written,
-            Err(d) => {
-                diagnostics.extend(d);
-                (req.prior_state.clone(), Vec::new())
-            }
+        let outcome = if req.planned_state.is_null() {
+            self.destroy(&req).await.map(|()| (Value::Null, Vec::new()))
+        } else {
+            self.write(&req, &mut diagnostics).await
         };
-        ApplyResponse {
-            new_state,
-            private,
-            diagnostics,
-        }
+        lifecycle::apply_response(&req, outcome, diagnostics)
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
-        let Some(target) = self.target(metadata::of(&req.current_state)) else {
-            return Ok(ReadResponse {
-                new_state: req.current_state,
-                private: req.private,
-                ..Default::default()
-            });
-        };
-        let live = self
-            .ctx
-            .cache
-            .get(&conn.client, &target, &conn.estate.selector())
-            .await
-            .map_err(diag)?;
-        let new_state = live
-            .as_ref()
-            .map(|o| self.state_of(o, &req.current_state))
-            .unwrap_or_default();
-        // What this refresh saw: the plan that follows is based on it (see guard::Check::decide).
-        let private = live
-            .as_ref()
-            .map(|o| guard::fingerprint(Some(o)))
-            .unwrap_or_default();
-        Ok(ReadResponse {
-            new_state,
-            private,
-            diagnostics: Diagnostics::new(),
+        let target = self.target(metadata::of(&req.current_state));
+        lifecycle::refresh(&self.ctx, conn, target.as_ref(), req, |o, prior| {
+            self.state_of(o, prior)
         })
+        .await
     }
 
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
@@ -465,21 +392,10 @@ impl<K: Kind> Resource for TypedResource<K> {
             namespace,
             name,
         };
-        let Some(live) = objects::get(&conn.client, &target).await.map_err(diag)? else {
-            return Err(diag(Diagnostic::error(
-                "Cannot import an object that does not exist",
-                format!("{} was not found in the cluster.", target.object_ref()),
-            )));
-        };
-        let state = self.state_of(&live, &Value::Null);
-        Ok(ImportResponse {
-            imported: vec![ImportedResource {
-                type_name: req.type_name,
-                state,
-                private: Vec::new(),
-            }],
-            diagnostics: Diagnostics::new(),
+        lifecycle::import(&conn.client, &target, req.type_name, |live| {
+            self.state_of(live, &Value::Null)
         })
+        .await
     }
 }
 

@@ -4,7 +4,7 @@ use plugin_runtime::{Attribute, Block, Diagnostics, Type, Value};
 use serde_json::{Map, Value as Json};
 
 use super::{read_string_map, write_string_map};
-use crate::kind::{Kind, KindInfo};
+use crate::kind::{Behaviour, Kind, KindInfo};
 
 static INFO: KindInfo = KindInfo {
     type_name: "kubernetes_config_map",
@@ -73,6 +73,8 @@ impl Kind for ConfigMap {
         ])
     }
 }
+
+impl Behaviour for ConfigMap {}
 
 #[cfg(test)]
 mod tests {

@@ -7,16 +7,16 @@
 
 use std::time::Duration;
 
-use plugin_runtime::{AttributePath, Block, Diagnostic, Diagnostics, Value};
-use serde_json::{Map, Value as Json};
+use plugin_runtime::{AttributePath, Diagnostic, Value};
+use serde_json::Value as Json;
 
 use super::pod_spec::POD_TEMPLATE;
 use super::spec_convert::Scalar::{Bool, Int, IntOrString, IntString, Str};
 use super::spec_convert::Shape::{Object, One};
-use super::spec_convert::{self, Field};
+use super::spec_convert::{Field, TableKind};
 use super::spec_selector::LABEL_SELECTOR;
-use super::spec_wait::{self, Readiness};
-use crate::kind::{Kind, KindInfo};
+use super::spec_wait::{self, Readiness, WaitFlag};
+use crate::kind::{Behaviour, KindInfo};
 use crate::timeouts;
 
 static INFO: KindInfo = KindInfo {
@@ -123,35 +123,21 @@ const FIELDS: &[Field] = &[Field::required(
 /// The Deployment kind.
 pub struct Deployment;
 
+impl TableKind for Deployment {
+    const INFO: &'static KindInfo = &INFO;
+    const FIELDS: &'static [Field] = FIELDS;
+    const WAIT: Option<WaitFlag> = Some(WaitFlag {
+        name: WAIT_FOR_ROLLOUT,
+        description: "Wait for the rollout of the deployment to complete. Defaults to true.",
+        operations: &["create", "update", "delete"],
+    });
+}
+
 #[async_trait::async_trait]
-impl Kind for Deployment {
+impl Behaviour for Deployment {
     // The API server refuses to change a Deployment's selector.
     fn immutable_paths(&self) -> Vec<AttributePath> {
         vec![AttributePath::root("spec").index(0).attribute("selector")]
-    }
-
-    fn info(&self) -> &'static KindInfo {
-        &INFO
-    }
-
-    fn block(&self) -> Block {
-        spec_convert::block(FIELDS, INFO.description)
-            .attribute(spec_wait::flag(
-                WAIT_FOR_ROLLOUT,
-                "Wait for the rollout of the deployment to complete. Defaults to true.",
-            ))
-            .block(timeouts::block(&["create", "update", "delete"]))
-    }
-
-    fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
-        spec_convert::write(FIELDS, value, &AttributePath::default())
-    }
-
-    fn from_object(&self, object: &Json, prior: &Value) -> Value {
-        let mut value = spec_convert::read(FIELDS, object, prior);
-        value.set(WAIT_FOR_ROLLOUT, spec_wait::read_flag(prior, WAIT_FOR_ROLLOUT));
-        value.set("timeouts", spec_wait::read_timeouts(prior));
-        value
     }
 
     async fn wait_ready(
@@ -227,6 +213,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::kind::Kind;
     use crate::kinds::spec_convert::test_support::*;
 
     fn container(name: &str, image: &str) -> Value {

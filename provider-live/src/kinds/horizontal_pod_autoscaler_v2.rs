@@ -5,14 +5,11 @@
 //! scaling directions once `behavior` is partly given (kube-golden 10-hpa); those defaults are
 //! left out, or read into Optional+Computed attributes, so they never show as a diff.
 
-use plugin_runtime::{AttributePath, Block, Diagnostics, Value};
-use serde_json::{Map, Value as Json};
-
 use super::spec_convert::Scalar::{Int, Quantity, Str};
 use super::spec_convert::Shape::{Array, Object, One};
-use super::spec_convert::{self, Field};
+use super::spec_convert::{Field, TableKind};
 use super::spec_selector::LABEL_SELECTOR;
-use crate::kind::{Kind, KindInfo};
+use crate::kind::{Behaviour, KindInfo};
 
 static INFO: KindInfo = KindInfo {
     type_name: "kubernetes_horizontal_pod_autoscaler_v2",
@@ -263,29 +260,20 @@ const FIELDS: &[Field] = &[Field::required(
 /// The autoscaling/v2 HorizontalPodAutoscaler kind.
 pub struct HorizontalPodAutoscalerV2;
 
-impl Kind for HorizontalPodAutoscalerV2 {
-    fn info(&self) -> &'static KindInfo {
-        &INFO
-    }
-
-    fn block(&self) -> Block {
-        spec_convert::block(FIELDS, INFO.description)
-    }
-
-    fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
-        spec_convert::write(FIELDS, value, &AttributePath::default())
-    }
-
-    fn from_object(&self, object: &Json, prior: &Value) -> Value {
-        spec_convert::read(FIELDS, object, prior)
-    }
+impl TableKind for HorizontalPodAutoscalerV2 {
+    const INFO: &'static KindInfo = &INFO;
+    const FIELDS: &'static [Field] = FIELDS;
 }
+
+impl Behaviour for HorizontalPodAutoscalerV2 {}
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use plugin_runtime::Value;
+    use serde_json::{Value as Json, json};
 
     use super::*;
+    use crate::kind::Kind;
     use crate::kinds::spec_convert::test_support::*;
 
     fn target_ref() -> Value {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use plugin_runtime::{Attribute, Block, Diagnostic, Diagnostics, Type, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::kind::{Kind, KindInfo};
+use crate::kind::{Behaviour, Kind, KindInfo};
 use crate::objects::{self, Target};
 use crate::resource::api_resource;
 use crate::timeouts;
@@ -28,7 +28,6 @@ const SERVICE_ACCOUNT_WAIT: Duration = Duration::from_secs(60);
 
 pub struct Namespace;
 
-#[async_trait::async_trait]
 impl Kind for Namespace {
     fn info(&self) -> &'static KindInfo {
         &INFO
@@ -57,7 +56,10 @@ impl Kind for Namespace {
             ("timeouts", prior.get("timeouts").clone()),
         ])
     }
+}
 
+#[async_trait::async_trait]
+impl Behaviour for Namespace {
     async fn wait_ready(
         &self,
         client: &kube::Client,

@@ -4,14 +4,11 @@
 //! The server fills `policyTypes` ([Ingress], or [Ingress, Egress] when egress rules exist)
 //! and defaults port protocols to TCP (kube-golden 11-networkpolicy): both Optional+Computed.
 
-use plugin_runtime::{AttributePath, Block, Diagnostics, Value};
-use serde_json::{Map, Value as Json};
-
 use super::spec_convert::Scalar::{Int, IntOrString, Str};
 use super::spec_convert::Shape::{Array, List, Object, One};
-use super::spec_convert::{self, Field};
+use super::spec_convert::{Field, TableKind};
 use super::spec_selector::LABEL_SELECTOR;
-use crate::kind::{Kind, KindInfo};
+use crate::kind::{Behaviour, KindInfo};
 
 static INFO: KindInfo = KindInfo {
     type_name: "kubernetes_network_policy",
@@ -132,29 +129,20 @@ const FIELDS: &[Field] = &[Field::required(
 /// The NetworkPolicy kind.
 pub struct NetworkPolicy;
 
-impl Kind for NetworkPolicy {
-    fn info(&self) -> &'static KindInfo {
-        &INFO
-    }
-
-    fn block(&self) -> Block {
-        spec_convert::block(FIELDS, INFO.description)
-    }
-
-    fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
-        spec_convert::write(FIELDS, value, &AttributePath::default())
-    }
-
-    fn from_object(&self, object: &Json, prior: &Value) -> Value {
-        spec_convert::read(FIELDS, object, prior)
-    }
+impl TableKind for NetworkPolicy {
+    const INFO: &'static KindInfo = &INFO;
+    const FIELDS: &'static [Field] = FIELDS;
 }
+
+impl Behaviour for NetworkPolicy {}
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use plugin_runtime::Value;
+    use serde_json::{Value as Json, json};
 
     use super::*;
+    use crate::kind::Kind;
     use crate::kinds::spec_convert::test_support::*;
 
     fn config(spec: Value) -> Value {

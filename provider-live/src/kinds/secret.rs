@@ -9,7 +9,7 @@ use plugin_runtime::{Attribute, AttributePath, Block, Diagnostic, Diagnostics, T
 use serde_json::{Map, Value as Json};
 
 use super::read_string_map;
-use crate::kind::{Kind, KindInfo};
+use crate::kind::{Behaviour, Kind, KindInfo};
 use crate::objects::{self, Target};
 use crate::resource::api_resource;
 use crate::timeouts;
@@ -31,7 +31,6 @@ const DEFAULT_CREATE_TIMEOUT: Duration = Duration::from_secs(60);
 
 pub struct Secret;
 
-#[async_trait::async_trait]
 impl Kind for Secret {
     fn info(&self) -> &'static KindInfo {
         &INFO
@@ -146,7 +145,10 @@ impl Kind for Secret {
             ("timeouts", prior.get("timeouts").clone()),
         ])
     }
+}
 
+#[async_trait::async_trait]
+impl Behaviour for Secret {
     async fn wait_ready(
         &self,
         client: &kube::Client,

@@ -4,14 +4,14 @@
 //! The server allocates cluster IPs and node ports and defaults type, session affinity,
 //! IP families and traffic policies (kube-golden 07-service): all Optional+Computed.
 
-use plugin_runtime::{AttributePath, Block, Diagnostic, Diagnostics, Value};
-use serde_json::{Map, Value as Json};
+use plugin_runtime::{AttributePath, Diagnostic, Value};
+use serde_json::Value as Json;
 
 use super::spec_convert::Scalar::{Bool, Int, IntOrString, Str};
 use super::spec_convert::Shape::{Array, List, Map as MapOf, Object, One, Set};
-use super::spec_convert::{self, Field};
-use super::spec_wait::{self, Readiness};
-use crate::kind::{Kind, KindInfo};
+use super::spec_convert::{Field, TableKind};
+use super::spec_wait::{self, Readiness, WaitFlag};
+use crate::kind::{Behaviour, KindInfo};
 use crate::timeouts;
 
 static INFO: KindInfo = KindInfo {
@@ -236,38 +236,21 @@ const FIELDS: &[Field] = &[
 /// The Service kind.
 pub struct Service;
 
+impl TableKind for Service {
+    const INFO: &'static KindInfo = &INFO;
+    const FIELDS: &'static [Field] = FIELDS;
+    const WAIT: Option<WaitFlag> = Some(WaitFlag {
+        name: WAIT_FOR_LOAD_BALANCER,
+        description: "Wait for a `LoadBalancer` service to get an address. Defaults to true.",
+        operations: &["create"],
+    });
+}
+
 #[async_trait::async_trait]
-impl Kind for Service {
+impl Behaviour for Service {
     // The API server refuses to move an allocated cluster IP.
     fn immutable_paths(&self) -> Vec<AttributePath> {
         vec![AttributePath::root("spec").index(0).attribute("cluster_ip")]
-    }
-
-    fn info(&self) -> &'static KindInfo {
-        &INFO
-    }
-
-    fn block(&self) -> Block {
-        spec_convert::block(FIELDS, INFO.description)
-            .attribute(spec_wait::flag(
-                WAIT_FOR_LOAD_BALANCER,
-                "Wait for a `LoadBalancer` service to get an address. Defaults to true.",
-            ))
-            .block(timeouts::block(&["create"]))
-    }
-
-    fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
-        spec_convert::write(FIELDS, value, &AttributePath::default())
-    }
-
-    fn from_object(&self, object: &Json, prior: &Value) -> Value {
-        let mut value = spec_convert::read(FIELDS, object, prior);
-        value.set(
-            WAIT_FOR_LOAD_BALANCER,
-            spec_wait::read_flag(prior, WAIT_FOR_LOAD_BALANCER),
-        );
-        value.set("timeouts", spec_wait::read_timeouts(prior));
-        value
     }
 
     async fn wait_ready(
@@ -306,6 +289,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::kind::Kind;
     use crate::kinds::spec_convert::test_support::*;
 
     /// The Service of kube-golden 07-service step 1 (also the reference `gateway` shape).

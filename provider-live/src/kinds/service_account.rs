@@ -4,7 +4,7 @@
 use plugin_runtime::{Attribute, Block, Diagnostics, NestedBlock, Nesting, Type, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::kind::{Kind, KindInfo};
+use crate::kind::{Behaviour, Kind, KindInfo};
 
 static INFO: KindInfo = KindInfo {
     type_name: "kubernetes_service_account",
@@ -97,6 +97,8 @@ impl Kind for ServiceAccount {
         out
     }
 }
+
+impl Behaviour for ServiceAccount {}
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,43 @@ use plugin_runtime::{
 use serde_json::{Map, Value as Json};
 
 use super::spec_quantity;
+use super::spec_wait::WaitFlag;
+use crate::kind::{Behaviour, Kind, KindInfo};
+
+/// A kind whose object is its field table: schema, body and read-back all follow
+/// [`TableKind::FIELDS`], plus the `wait_for_*` flag and `timeouts` when it has [`TableKind::WAIT`].
+pub trait TableKind: Behaviour {
+    const INFO: &'static KindInfo;
+    /// The top-level fields (`spec`, `status`).
+    const FIELDS: &'static [Field];
+    const WAIT: Option<WaitFlag> = None;
+}
+
+impl<T: TableKind> Kind for T {
+    fn info(&self) -> &'static KindInfo {
+        T::INFO
+    }
+
+    fn block(&self) -> Block {
+        let block = block(T::FIELDS, T::INFO.description);
+        match &T::WAIT {
+            Some(wait) => wait.extend_block(block),
+            None => block,
+        }
+    }
+
+    fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
+        write(T::FIELDS, value, &AttributePath::default())
+    }
+
+    fn from_object(&self, object: &Json, prior: &Value) -> Value {
+        let mut value = read(T::FIELDS, object, prior);
+        if let Some(wait) = &T::WAIT {
+            wait.read(&mut value, prior);
+        }
+        value
+    }
+}
 
 /// How one value is written on each side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

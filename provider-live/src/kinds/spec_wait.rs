@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kube_estate::{ApiError, ObjectRef};
-use plugin_runtime::{Attribute, Diagnostic, Type, Value};
+use plugin_runtime::{Attribute, Block, Diagnostic, Type, Value};
 use serde_json::Value as Json;
 
 use crate::kind::KindInfo;
-use crate::timeouts::Timeout;
+use crate::timeouts::{self, Timeout};
 
 /// Time between two reads of the object.
 const POLL_INTERVAL: Duration = Duration::from_secs(2);
@@ -35,6 +35,30 @@ pub fn read_timeouts(prior: &Value) -> Value {
     match prior.get("timeouts") {
         Value::Unknown(_) => Value::Null,
         v => v.clone(),
+    }
+}
+
+/// A `wait_for_*` flag with the `timeouts` block that bounds its wait: both exist only in
+/// Terraform and read back as configured.
+pub struct WaitFlag {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The operations `timeouts` has a field for.
+    pub operations: &'static [&'static str],
+}
+
+impl WaitFlag {
+    /// The kind's block with the flag and the `timeouts` block added.
+    pub fn extend_block(&self, block: Block) -> Block {
+        block
+            .attribute(flag(self.name, self.description))
+            .block(timeouts::block(self.operations))
+    }
+
+    /// Sets the flag and `timeouts` in a value read back, from `prior`.
+    pub fn read(&self, value: &mut Value, prior: &Value) {
+        value.set(self.name, read_flag(prior, self.name));
+        value.set("timeouts", read_timeouts(prior));
     }
 }
 
