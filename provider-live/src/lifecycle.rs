@@ -89,13 +89,19 @@ pub async fn delete(
     Ok(())
 }
 
-/// The apply response for the outcome of a write or a delete (`Null` state); on failure the
-/// prior state stays.
-pub fn apply_response(
+/// Applies a plan: `destroy` when it plans no object, else `write` (which adds its warnings
+/// to the diagnostics it is given). On failure the prior state stays.
+pub async fn apply(
     req: &ApplyRequest,
-    outcome: Result<(Value, Vec<u8>), Diagnostics>,
-    mut diagnostics: Diagnostics,
+    destroy: impl Future<Output = Result<(), Diagnostics>>,
+    write: impl AsyncFnOnce(&mut Diagnostics) -> Result<(Value, Vec<u8>), Diagnostics>,
 ) -> ApplyResponse {
+    let mut diagnostics = Diagnostics::new();
+    let outcome = if req.planned_state.is_null() {
+        destroy.await.map(|()| (Value::Null, Vec::new()))
+    } else {
+        write(&mut diagnostics).await
+    };
     let (new_state, private) = outcome.unwrap_or_else(|d| {
         diagnostics.extend(d);
         (req.prior_state.clone(), Vec::new())

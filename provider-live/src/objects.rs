@@ -1,6 +1,7 @@
 //! Kubernetes API access for single objects: get, server-side apply, create (for
-//! `generate_name`), merge patch, delete, list. Every call is retried on 429/5xx and fails
-//! with a typed [`ApiError`] naming the object and the verb.
+//! `generate_name`), merge patch, delete, list, and polling one object until it is as
+//! awaited. Every call is retried on 429/5xx and fails with a typed [`ApiError`] naming the
+//! object and the verb.
 
 use std::time::{Duration, Instant};
 
@@ -30,6 +31,22 @@ pub struct Manager<'a> {
 }
 
 impl Target {
+    /// Where an object the API returned lives.
+    pub fn of(resource: ApiResource, object: &Json) -> Target {
+        Target {
+            resource,
+            namespace: object
+                .pointer("/metadata/namespace")
+                .and_then(Json::as_str)
+                .map(str::to_string),
+            name: object
+                .pointer("/metadata/name")
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        }
+    }
+
     pub fn object_ref(&self) -> ObjectRef {
         ObjectRef {
             kind: self.resource.kind.clone(),
@@ -152,8 +169,8 @@ pub async fn wait_gone(client: &Client, target: &Target, timeout: Duration) -> R
         .map(drop)
 }
 
-/// Polls the object (`None`: absent) until `done` says so, or `timeout` passes; `what` says
-/// what is awaited.
+/// Polls the object (`None`: absent) every 500 ms until `done` says so, or `timeout` passes;
+/// `what` says what is awaited. Returns the object as last read.
 pub async fn wait_until(
     client: &Client,
     target: &Target,
@@ -161,30 +178,89 @@ pub async fn wait_until(
     what: &str,
     done: impl Fn(Option<&Json>) -> bool,
 ) -> Result<Option<Json>, WaitError> {
-    let started = Instant::now();
-    loop {
-        let live = get(client, target).await?;
-        if done(live.as_ref()) {
-            return Ok(live);
+    let check = |live: Option<&Json>| {
+        if done(live) {
+            Readiness::Ready
+        } else {
+            Readiness::Waiting(String::new())
         }
-        if started.elapsed() >= timeout {
+    };
+    let pace = Pace {
+        interval: Duration::from_millis(500),
+        timeout,
+    };
+    poll(client, target, None, pace, what, check).await
+}
+
+/// What one look at the object found.
+pub enum Readiness {
+    Ready,
+    /// Not yet, and why (shown if the wait times out; may be empty).
+    Waiting(String),
+    /// Never will be, and why.
+    Failed(String),
+}
+
+/// How often a poll reads the object, and for how long.
+pub struct Pace {
+    pub interval: Duration,
+    pub timeout: Duration,
+}
+
+/// Reads the object (`None`: absent) until `check` finds it ready or failed, or the next read
+/// would come after the timeout. `seen` is the object as the caller just read it: checked
+/// before the first read. `what` says what is awaited ("finish its rollout"); a timeout names
+/// it with the last reason the object was not ready. Returns the object as last read.
+pub async fn poll(
+    client: &Client,
+    target: &Target,
+    seen: Option<Json>,
+    pace: Pace,
+    what: &str,
+    check: impl Fn(Option<&Json>) -> Readiness,
+) -> Result<Option<Json>, WaitError> {
+    let deadline = Instant::now() + pace.timeout;
+    let mut live = match seen {
+        Some(object) => Some(object),
+        None => get(client, target).await?,
+    };
+    loop {
+        let reason = match check(live.as_ref()) {
+            Readiness::Ready => return Ok(live),
+            Readiness::Failed(reason) => {
+                return Err(WaitError::Failed {
+                    object: target.object_ref(),
+                    reason,
+                });
+            }
+            Readiness::Waiting(reason) => reason,
+        };
+        if Instant::now() + pace.interval > deadline {
+            let what = if reason.is_empty() {
+                what.to_string()
+            } else {
+                format!("{what} ({reason})")
+            };
             return Err(WaitError::Timeout(Timeout {
                 object: target.object_ref(),
-                what: what.into(),
-                after: timeout,
+                what,
+                after: pace.timeout,
             }));
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(pace.interval).await;
+        live = get(client, target).await?;
     }
 }
 
-/// Why a wait ended early.
+/// Why a wait ended without the object being as awaited.
 #[derive(Debug, thiserror::Error)]
 pub enum WaitError {
     #[error(transparent)]
     Api(#[from] ApiError),
     #[error(transparent)]
     Timeout(#[from] Timeout),
+    #[error("{object} failed: {reason}")]
+    Failed { object: ObjectRef, reason: String },
 }
 
 impl From<WaitError> for plugin_runtime::Diagnostic {
@@ -192,6 +268,9 @@ impl From<WaitError> for plugin_runtime::Diagnostic {
         match e {
             WaitError::Api(e) => e.into(),
             WaitError::Timeout(t) => t.into(),
+            WaitError::Failed { ref object, .. } => {
+                plugin_runtime::Diagnostic::error(format!("{object} did not become ready"), e.to_string())
+            }
         }
     }
 }

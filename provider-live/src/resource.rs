@@ -365,13 +365,10 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
-        let mut diagnostics = Diagnostics::new();
-        let outcome = if req.planned_state.is_null() {
-            self.destroy(&req).await.map(|()| (Value::Null, Vec::new()))
-        } else {
-            self.write(&req, &mut diagnostics).await
-        };
-        lifecycle::apply_response(&req, outcome, diagnostics)
+        lifecycle::apply(&req, self.destroy(&req), async |diagnostics| {
+            self.write(&req, diagnostics).await
+        })
+        .await
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {

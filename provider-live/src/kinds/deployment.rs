@@ -15,8 +15,9 @@ use super::spec_convert::Scalar::{Bool, Int, IntOrString, IntString, Str};
 use super::spec_convert::Shape::{Object, One};
 use super::spec_convert::{Field, TableKind};
 use super::spec_selector::LABEL_SELECTOR;
-use super::spec_wait::{self, Readiness, WaitFlag};
+use super::spec_wait::{self, WaitFlag};
 use crate::kind::{Behaviour, KindInfo};
+use crate::objects::Readiness;
 use crate::timeouts;
 
 static INFO: KindInfo = KindInfo {
@@ -165,8 +166,6 @@ impl Behaviour for Deployment {
             rollout_status,
         )
         .await
-        .map(Some)
-        .map_err(Diagnostic::from)
     }
 
     fn delete_wait(&self, resource: &Value) -> Option<Duration> {

@@ -270,7 +270,7 @@ impl Behaviour for HorizontalPodAutoscalerV2 {}
 #[cfg(test)]
 mod tests {
     use plugin_runtime::Value;
-    use serde_json::{Value as Json, json};
+    use serde_json::json;
 
     use super::*;
     use crate::kind::Kind;
@@ -290,18 +290,7 @@ mod tests {
 
     /// Sends the configuration as golden `step` did, and reads the answer back without a diff.
     fn round_trip(step: usize, config: &Value) -> Value {
-        let (request, response) = golden("10-hpa.json", step);
-        let planned = planned_create(FIELDS, config);
-        let sent = HorizontalPodAutoscalerV2.to_object(&planned).unwrap();
-        assert_eq!(Json::Object(sent), json!({"spec": request["spec"]}));
-        let state = HorizontalPodAutoscalerV2.from_object(&response, &planned);
-        assert_eq!(diff(FIELDS, config, &state), Vec::<String>::new());
-        assert_eq!(
-            HorizontalPodAutoscalerV2.from_object(&response, &state),
-            state,
-            "refresh is stable"
-        );
-        state
+        golden_round_trip(&HorizontalPodAutoscalerV2, "10-hpa.json", step, config)
     }
 
     #[test]

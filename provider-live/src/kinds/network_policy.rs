@@ -139,7 +139,7 @@ impl Behaviour for NetworkPolicy {}
 #[cfg(test)]
 mod tests {
     use plugin_runtime::Value;
-    use serde_json::{Value as Json, json};
+    use serde_json::json;
 
     use super::*;
     use crate::kind::Kind;
@@ -150,18 +150,7 @@ mod tests {
     }
 
     fn round_trip(step: usize, config: &Value) -> Value {
-        let (request, response) = golden("11-networkpolicy.json", step);
-        let planned = planned_create(FIELDS, config);
-        let sent = NetworkPolicy.to_object(&planned).unwrap();
-        assert_eq!(Json::Object(sent), json!({"spec": request["spec"]}));
-        let state = NetworkPolicy.from_object(&response, &planned);
-        assert_eq!(diff(FIELDS, config, &state), Vec::<String>::new());
-        assert_eq!(
-            NetworkPolicy.from_object(&response, &state),
-            state,
-            "refresh is stable"
-        );
-        state
+        golden_round_trip(&NetworkPolicy, "11-networkpolicy.json", step, config)
     }
 
     /// Ingress only from one namespace, as the reference estate's `default_deny` has it.

@@ -159,18 +159,7 @@ impl Behaviour for Secret {
         if !is_token || planned.get("wait_for_service_account_token").as_bool() == Some(false) {
             return Ok(None);
         }
-        let target = Target {
-            resource: api_resource(&INFO),
-            namespace: object
-                .pointer("/metadata/namespace")
-                .and_then(Json::as_str)
-                .map(str::to_string),
-            name: object
-                .pointer("/metadata/name")
-                .and_then(Json::as_str)
-                .unwrap_or_default()
-                .to_string(),
-        };
+        let target = Target::of(api_resource(&INFO), object);
         let timeout = timeouts::of(planned, "create", DEFAULT_CREATE_TIMEOUT);
         let has_token = |s: Option<&Json>| s.and_then(|s| s.pointer("/data/token")).is_some();
         objects::wait_until(

@@ -10,8 +10,9 @@ use serde_json::Value as Json;
 use super::spec_convert::Scalar::{Bool, Int, IntOrString, Str};
 use super::spec_convert::Shape::{Array, List, Map as MapOf, Object, One, Set};
 use super::spec_convert::{Field, TableKind};
-use super::spec_wait::{self, Readiness, WaitFlag};
+use super::spec_wait::{self, WaitFlag};
 use crate::kind::{Behaviour, KindInfo};
+use crate::objects::Readiness;
 use crate::timeouts;
 
 static INFO: KindInfo = KindInfo {
@@ -272,8 +273,6 @@ impl Behaviour for Service {
             load_balancer_status,
         )
         .await
-        .map(Some)
-        .map_err(Diagnostic::from)
     }
 }
 

@@ -524,6 +524,19 @@ pub mod test_support {
         Value::string_map(entries)
     }
 
+    /// Sends the configuration as golden `step` of `file` did, reads the answer back without
+    /// a diff, and checks a refresh of that state is stable. Returns the state.
+    pub fn golden_round_trip<K: TableKind>(kind: &K, file: &str, step: usize, config: &Value) -> Value {
+        let (request, response) = golden(file, step);
+        let planned = planned_create(K::FIELDS, config);
+        let sent = kind.to_object(&planned).unwrap();
+        assert_eq!(Json::Object(sent), serde_json::json!({"spec": request["spec"]}));
+        let state = kind.from_object(&response, &planned);
+        assert_eq!(diff(K::FIELDS, config, &state), Vec::<String>::new());
+        assert_eq!(kind.from_object(&response, &state), state, "refresh is stable");
+        state
+    }
+
     /// A configuration value as the engine sends it: every attribute present (null when not
     /// set) and every block a list.
     pub fn complete(fields: &[Field], partial: &Value) -> Value {

@@ -1,27 +1,29 @@
 //! Waiting for an object to become ready after an apply: the `wait_for_*` flags that exist
-//! only in Terraform, and the polling loop that honours the `timeouts` block
-//! ([`crate::timeouts`]).
+//! only in Terraform, and the poll of an applied object ([`crate::objects::poll`]) bounded by
+//! the `timeouts` block ([`crate::timeouts`]).
 
 use std::time::Duration;
 
-use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
-use kube_estate::{ApiError, ObjectRef};
+use kube_estate::ApiError;
 use plugin_runtime::{Attribute, Block, Diagnostic, Type, Value};
 use serde_json::Value as Json;
 
 use crate::kind::KindInfo;
-use crate::timeouts::{self, Timeout};
+pub use crate::objects::Readiness;
+use crate::objects::{self, Pace, Target};
+use crate::resource::api_resource;
+use crate::timeouts;
 
 /// Time between two reads of the object.
 const POLL_INTERVAL: Duration = Duration::from_secs(2);
 
 /// A `wait_for_*` flag: optional, true unless configured otherwise.
-pub fn flag(name: &str, description: &str) -> Attribute {
+fn flag(name: &str, description: &str) -> Attribute {
     Attribute::optional_computed(name, Type::Bool, description)
 }
 
 /// The flag's value in state: the prior's when known, else its default `true`.
-pub fn read_flag(prior: &Value, name: &str) -> Value {
+fn read_flag(prior: &Value, name: &str) -> Value {
     Value::Bool(prior.get(name).as_bool().unwrap_or(true))
 }
 
@@ -31,7 +33,7 @@ pub fn enabled(planned: &Value, name: &str) -> bool {
 }
 
 /// The `timeouts` block in state: as configured (it never reaches the cluster).
-pub fn read_timeouts(prior: &Value) -> Value {
+fn read_timeouts(prior: &Value) -> Value {
     match prior.get("timeouts") {
         Value::Unknown(_) => Value::Null,
         v => v.clone(),
@@ -62,41 +64,9 @@ impl WaitFlag {
     }
 }
 
-/// What one look at the object found.
-pub enum Readiness {
-    Ready,
-    /// Not yet, and why (shown if the wait times out).
-    Waiting(String),
-    /// Never will be, and why.
-    Failed(String),
-}
-
-/// Why a wait ended without the object being ready.
-#[derive(Debug, thiserror::Error)]
-pub enum WaitError {
-    #[error(transparent)]
-    TimedOut(#[from] Timeout),
-    #[error("{object} failed: {reason}")]
-    Failed { object: ObjectRef, reason: String },
-    #[error(transparent)]
-    Api(#[from] ApiError),
-}
-
-impl From<WaitError> for Diagnostic {
-    fn from(err: WaitError) -> Diagnostic {
-        match err {
-            WaitError::TimedOut(timeout) => timeout.into(),
-            WaitError::Failed { ref object, .. } => {
-                Diagnostic::error(format!("{object} did not become ready"), err.to_string())
-            }
-            WaitError::Api(api) => api.into(),
-        }
-    }
-}
-
 /// Reads the object `applied` (as the apply returned it) until `check` finds it ready,
 /// fails, or `timeout` passes; `what` says what is awaited ("finish its rollout").
-/// Returns the object as it was when found ready.
+/// Returns the object as it was when found ready; an object deleted meanwhile is not found.
 pub async fn poll(
     client: &kube::Client,
     info: &KindInfo,
@@ -104,38 +74,21 @@ pub async fn poll(
     timeout: Duration,
     what: &str,
     check: impl Fn(&Json) -> Readiness,
-) -> Result<Json, WaitError> {
-    let name = applied["metadata"]["name"].as_str().unwrap_or_default();
-    let namespace = applied["metadata"]["namespace"].as_str().unwrap_or_default();
-    let object = ObjectRef::namespaced(info.kind, namespace, name);
-    let (group, version) = info
-        .api_version
-        .rsplit_once('/')
-        .unwrap_or(("", info.api_version));
-    let resource =
-        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, info.kind), info.plural);
-    let api: kube::Api<DynamicObject> = kube::Api::namespaced_with(client.clone(), namespace, &resource);
-    let deadline = tokio::time::Instant::now() + timeout;
-    let mut current = applied.clone();
-    loop {
-        let reason = match check(&current) {
-            Readiness::Ready => return Ok(current),
-            Readiness::Failed(reason) => return Err(WaitError::Failed { object, reason }),
-            Readiness::Waiting(reason) => reason,
-        };
-        if tokio::time::Instant::now() + POLL_INTERVAL > deadline {
-            return Err(Timeout {
-                object,
-                what: format!("{what} ({reason})"),
-                after: timeout,
-            }
-            .into());
+) -> Result<Option<Json>, Diagnostic> {
+    let target = Target::of(api_resource(info), applied);
+    // An object deleted meanwhile ends the poll, as the error reading it.
+    let check = |live: Option<&Json>| live.map_or(Readiness::Ready, &check);
+    let pace = Pace {
+        interval: POLL_INTERVAL,
+        timeout,
+    };
+    match objects::poll(client, &target, Some(applied.clone()), pace, what, check).await {
+        Ok(Some(ready)) => Ok(Some(ready)),
+        Ok(None) => Err(ApiError::NotFound {
+            object: target.object_ref(),
         }
-        tokio::time::sleep(POLL_INTERVAL).await;
-        let fresh = kube_estate::with_retry(|| api.get(name))
-            .await
-            .map_err(|e| ApiError::from_kube(e, &object, "get"))?;
-        current = serde_json::to_value(fresh).unwrap_or(Json::Null);
+        .into()),
+        Err(e) => Err(e.into()),
     }
 }
 
