@@ -1,7 +1,7 @@
 //! Terraform's `backend "kubernetes"` (state in a Secret, lock in a Lease) against the test
 //! server: init, two applies of a config with only `terraform_data` and outputs, and a lock
-//! held by a stuck run refusing a concurrent apply. The engine is `$TF` (default `terraform`
-//! on PATH); skipped with a note when it cannot run.
+//! held by a stuck run refusing a concurrent apply. The engine is `$TF`, else the one `make setup`
+//! installed in `.tools/bin`, else `terraform` on PATH; skipped with a note when none can run.
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -10,7 +10,18 @@ use std::time::{Duration, Instant};
 use kube_test_server::{Options, TestServer};
 
 fn engine() -> String {
-    std::env::var("TF").unwrap_or_else(|_| "terraform".into())
+    // `make test` exports TF even when it is empty; then the engine `make setup` installed.
+    match std::env::var("TF") {
+        Ok(tf) if !tf.is_empty() => tf,
+        _ => {
+            let tools = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.tools/bin/terraform");
+            if Path::new(tools).exists() {
+                tools.into()
+            } else {
+                "terraform".into()
+            }
+        }
+    }
 }
 
 fn command(dir: &Path, args: &[&str]) -> Command {
