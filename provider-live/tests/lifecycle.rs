@@ -192,6 +192,18 @@ struct Instance<'h> {
     private: Vec<u8>,
 }
 
+/// A namespace applied through the provider, as most tests start.
+async fn namespace<'h>(h: &'h Harness, name: &str) -> Instance<'h> {
+    let mut ns = Instance::new(
+        h,
+        "kubernetes_namespace",
+        Value::object([("metadata", meta(name, None, Value::Null))]),
+    )
+    .await;
+    ns.apply().await;
+    ns
+}
+
 impl<'h> Instance<'h> {
     async fn new(h: &'h Harness, type_name: &str, config: Value) -> Instance<'h> {
         let resource = h.resource(type_name).await;
@@ -345,13 +357,7 @@ fn errors(d: &Diagnostics) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn config_map_lifecycle() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("shop", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    let mut ns = namespace(&h, "shop").await;
     assert_eq!(ns.state.get("id"), &Value::string("shop"));
     assert_eq!(ns.state.get("estate"), &Value::string("app"));
     assert!(
@@ -513,13 +519,7 @@ async fn config_map_lifecycle() {
 #[tokio::test(flavor = "multi_thread")]
 async fn foreign_and_unlabelled_objects() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("shop", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    namespace(&h, "shop").await;
     h.kubectl_apply(
         "shop",
         json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -617,13 +617,7 @@ async fn foreign_and_unlabelled_objects() {
 #[tokio::test(flavor = "multi_thread")]
 async fn reads_share_one_list_per_kind_and_namespace() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("shop", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    namespace(&h, "shop").await;
     let mut maps = Vec::new();
     for name in ["a", "b", "c"] {
         let mut cm = Instance::new(&h, "kubernetes_config_map", config_map(name, &[("k", name)])).await;
@@ -661,13 +655,7 @@ async fn reads_share_one_list_per_kind_and_namespace() {
 #[tokio::test(flavor = "multi_thread")]
 async fn secret_and_service_account() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("shop", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    namespace(&h, "shop").await;
     let mut secret = Instance::new(
         &h,
         "kubernetes_secret",
@@ -708,13 +696,7 @@ async fn secret_and_service_account() {
 #[tokio::test(flavor = "multi_thread")]
 async fn manifest_lifecycle() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("platform", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    namespace(&h, "platform").await;
     let manifest = |value: &str| {
         Value::object([
             (
@@ -776,13 +758,7 @@ async fn manifest_lifecycle() {
 #[tokio::test(flavor = "multi_thread")]
 async fn api_errors_are_retried_or_explained() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("shop", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    namespace(&h, "shop").await;
     let mut cm = Instance::new(
         &h,
         "kubernetes_config_map",
@@ -815,13 +791,7 @@ async fn api_errors_are_retried_or_explained() {
 #[tokio::test(flavor = "multi_thread")]
 async fn generate_name_creates_with_a_server_picked_name() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("shop", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    namespace(&h, "shop").await;
     let metadata = Value::List(vec![Value::object([
         ("generate_name", Value::string("cfg-")),
         ("namespace", Value::string("shop")),
@@ -852,13 +822,7 @@ async fn generate_name_creates_with_a_server_picked_name() {
 #[tokio::test(flavor = "multi_thread")]
 async fn replicas_owned_by_another_manager_are_left_alone() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("shop", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    namespace(&h, "shop").await;
     let labels = Value::string_map([("app", "web")]);
     let container = Value::object([
         ("name", Value::string("web")),
@@ -928,13 +892,7 @@ async fn replicas_owned_by_another_manager_are_left_alone() {
 #[tokio::test(flavor = "multi_thread")]
 async fn reads_fall_back_to_get_where_list_is_forbidden() {
     let h = Harness::start("app").await;
-    let mut ns = Instance::new(
-        &h,
-        "kubernetes_namespace",
-        Value::object([("metadata", meta("shop", None, Value::Null))]),
-    )
-    .await;
-    ns.apply().await;
+    namespace(&h, "shop").await;
     let mut cm = Instance::new(
         &h,
         "kubernetes_config_map",
