@@ -2,6 +2,11 @@
 //! with exponential backoff (or the server's Retry-After hint), a bounded number of times
 //! within a bounded time, so a plan never hangs on a sick cluster.
 //!
+//! Only a request that may safely be sent twice is retried on a 5xx ([`with_retry`]): a 500
+//! can come after the server acted. A request that is not idempotent (a create whose name the
+//! server picks from `generateName`) is retried only on 429, which the server answers before
+//! doing anything ([`with_retry_unprocessed`]).
+//!
 //! The client is built with kube's own retry layer off, so this is the one retry policy.
 
 use std::future::Future;
@@ -16,9 +21,34 @@ const MAX_DELAY: Duration = Duration::from_secs(4);
 /// Total time spent waiting, over all retries.
 const MAX_TOTAL_WAIT: Duration = Duration::from_secs(10);
 
-/// Runs `op` until it succeeds, fails with an error not worth retrying, or the budget of
-/// attempts and waiting time is spent; the last error is returned.
-pub async fn with_retry<T, F, Fut>(mut op: F) -> Result<T, kube::Error>
+/// Runs an idempotent `op` until it succeeds, fails with an error not worth retrying, or the
+/// budget of attempts and waiting time is spent; the last error is returned.
+pub async fn with_retry<T, F, Fut>(op: F) -> Result<T, kube::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, kube::Error>>,
+{
+    retry(op, retry_hint).await
+}
+
+/// Runs `op`, which must not run twice (a `generateName` create), retrying only the answers
+/// that prove the server did nothing (429).
+pub async fn with_retry_unprocessed<T, F, Fut>(op: F) -> Result<T, kube::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, kube::Error>>,
+{
+    retry(op, |err| match err {
+        kube::Error::Api(status) if status.code == 429 => retry_hint(err),
+        _ => None,
+    })
+    .await
+}
+
+async fn retry<T, F, Fut>(
+    mut op: F,
+    retry_hint: impl Fn(&kube::Error) -> Option<Option<Duration>>,
+) -> Result<T, kube::Error>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, kube::Error>>,
@@ -116,6 +146,20 @@ mod tests {
         assert_eq!(calls, MAX_ATTEMPTS);
         // 200 + 400 + 800 + 1600 ms of backoff.
         assert_eq!(start.elapsed(), Duration::from_millis(3000));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_that_must_not_run_twice_is_retried_on_429_only() {
+        for (code, expected_calls) in [(500, 1), (503, 1), (429, 2)] {
+            let calls = AtomicU32::new(0);
+            let r = with_retry_unprocessed(|| {
+                let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+                async move { if n <= 1 { Err(status(code)) } else { Ok(n) } }
+            })
+            .await;
+            assert_eq!(calls.load(Ordering::SeqCst), expected_calls, "{code}");
+            assert_eq!(r.is_ok(), code == 429, "{code}");
+        }
     }
 
     #[tokio::test(start_paused = true)]

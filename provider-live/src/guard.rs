@@ -1,8 +1,11 @@
 //! Adopt, never steal; and never apply a stale plan.
 //!
 //! Who may write an object is decided by its estate label alone ([`decide`]). What a plan saw
-//! of the live object is carried to apply as a fingerprint of its content ([`fingerprint`]):
-//! apply reads the object again and refuses when the content moved since the plan.
+//! of the live object is carried to apply as a fingerprint ([`fingerprint`]) of what this
+//! configuration manages: the object's identity (uid), its estate label and the fields our
+//! field manager owns. Apply reads the object again and refuses when that moved since the
+//! plan; fields other actors own (an autoscaler's `replicas`, `kubectl rollout restart`'s
+//! annotation) never make a plan stale.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +15,7 @@ use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
 use crate::metadata;
+use crate::ownership::{self, FieldSet, Ownership};
 
 /// What a write may do with the object that exists (or not) under a resource's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +57,14 @@ pub enum GuardError {
     },
     #[error("The approved plan no longer matches the live system")]
     Stale { object: ObjectRef },
+    #[error("{object} was replaced by another object of the same name")]
+    Replaced {
+        object: ObjectRef,
+        expected: String,
+        found: String,
+    },
+    #[error("{object} kept changing while it was being written")]
+    Moving { object: ObjectRef, verb: &'static str },
 }
 
 impl From<GuardError> for Diagnostic {
@@ -83,6 +95,21 @@ impl From<GuardError> for Diagnostic {
                  and nothing was written. Run plan again (with refresh) to review the change against the \
                  live object, or restore the object to what the plan saw and apply the same plan."
             ),
+            GuardError::Replaced {
+                object,
+                expected,
+                found,
+            } => format!(
+                "The state records {object} with uid {expected}, but the object now in the cluster has \
+                 uid {found}: it was deleted and created again outside this run. It was left untouched. \
+                 Run plan again (with refresh) to review it."
+            ),
+            GuardError::Moving { object, verb } => format!(
+                "The Kubernetes API refused to {verb} {object} because it changed between this \
+                 provider's check and its write, twice in a row (resourceVersion precondition). \
+                 Nothing was written. Run the command again; if another tool keeps rewriting the \
+                 object, find out which (its managedFields name it)."
+            ),
         };
         Diagnostic::error(summary, detail)
     }
@@ -100,12 +127,75 @@ pub fn adopt_warning(object: &ObjectRef, estate: &str) -> Diagnostic {
     )
 }
 
-/// A fingerprint of what a plan saw of the object: its content without the fields the server
-/// moves on its own (resourceVersion, managedFields, generation, status). `None`: absent.
-pub fn fingerprint(live: Option<&Json>) -> Vec<u8> {
+/// What one step (a refresh, a plan, an apply) saw of the object, carried in private state
+/// to the step after it: a digest of the object's uid, estate label and the values of the
+/// fields in `fields`. The field paths travel with the digest, so a field of ours that
+/// another actor rewrote (and so took over) still counts, and reverting its value makes the
+/// same plan valid again.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Seen {
+    /// The fields our manager owned (`FieldsV1`); `None`: it owned none yet (an import not yet
+    /// applied), and the digest covers the whole content.
+    fields: Option<FieldSet>,
+    digest: String,
+}
+
+/// The fingerprint of an absent object.
+const ABSENT: &[u8] = b"absent";
+
+/// The fingerprint of `live` (`None`: absent): over the fields field manager `manager` owns
+/// now, and those the step before recorded in `carried` (its fingerprint; empty: none).
+pub fn fingerprint(live: Option<&Json>, manager: &str, carried: &[u8]) -> Vec<u8> {
     let Some(object) = live else {
-        return b"absent".to_vec();
+        return ABSENT.to_vec();
     };
+    let mut fields = Ownership::of(object, manager).into_ours();
+    if let Some(Seen {
+        fields: Some(before),
+        ..
+    }) = serde_json::from_slice(carried).ok()
+    {
+        let into = fields.get_or_insert_with(FieldSet::new);
+        ownership::merge(into, &before);
+    }
+    let fields = fields.map(|f| match sorted(&Json::Object(f)) {
+        Json::Object(f) => f,
+        _ => unreachable!("a sorted object is an object"),
+    });
+    let seen = Seen {
+        digest: digest(object, fields.as_ref()),
+        fields,
+    };
+    serde_json::to_vec(&seen).expect("JSON always serializes")
+}
+
+/// Whether `live` is still what the fingerprint `seen` recorded.
+fn unchanged(live: Option<&Json>, seen: &[u8]) -> bool {
+    match (live, serde_json::from_slice::<Seen>(seen)) {
+        (None, _) => seen == ABSENT,
+        (Some(object), Ok(seen)) => digest(object, seen.fields.as_ref()) == seen.digest,
+        (Some(_), Err(_)) => false,
+    }
+}
+
+fn digest(object: &Json, fields: Option<&FieldSet>) -> String {
+    let content = match fields {
+        Some(fields) => serde_json::json!({
+            "uid": object.pointer("/metadata/uid"),
+            "estate": metadata::estate_of(object),
+            "owned": ownership::project(object, fields),
+        }),
+        None => whole_content(object),
+    };
+    let canonical = serde_json::to_vec(&sorted(&content)).expect("JSON always serializes");
+    let hex: String = Sha256::digest(&canonical)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
+fn whole_content(object: &Json) -> Json {
     let mut content = object.clone();
     if let Some(map) = content.as_object_mut() {
         for key in ["status", "apiVersion", "kind"] {
@@ -117,10 +207,7 @@ pub fn fingerprint(live: Option<&Json>) -> Vec<u8> {
             }
         }
     }
-    let canonical = serde_json::to_vec(&sorted(&content)).expect("JSON always serializes");
-    let digest = Sha256::digest(&canonical);
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}").into_bytes()
+    content
 }
 
 /// Object keys in sorted order, so equal content always hashes the same.
@@ -142,6 +229,11 @@ pub struct Check<'a> {
     pub type_name: &'a str,
     pub import_id: &'a str,
     pub creating: bool,
+    /// The field manager whose fields the fingerprint covers.
+    pub manager: &'a str,
+    /// The uid the state records for the object, when it records one: another uid means the
+    /// object was replaced behind the state's back.
+    pub uid: Option<&'a str>,
 }
 
 impl Check<'_> {
@@ -166,7 +258,8 @@ impl Check<'_> {
             // An unlabelled object already in state was imported: stamping it is the point.
             Decision::Unlabelled => false,
         };
-        if !seen.is_empty() && fingerprint(live) != seen {
+        self.same_object(live)?;
+        if !seen.is_empty() && !unchanged(live, seen) {
             return Err(GuardError::Stale {
                 object: self.object.clone(),
             });
@@ -174,10 +267,23 @@ impl Check<'_> {
         Ok(adopt)
     }
 
-    /// Before a delete: never delete another estate's object.
+    /// Before a delete: never delete another estate's object, nor one that replaced ours.
     pub fn before_delete(&self, live: Option<&Json>) -> Result<(), GuardError> {
         match decide(live, self.estate) {
             Decision::Refuse(owner) => Err(self.foreign(owner)),
+            _ => self.same_object(live),
+        }
+    }
+
+    /// The live object is the one the state records (when it records a uid).
+    fn same_object(&self, live: Option<&Json>) -> Result<(), GuardError> {
+        let found = live.and_then(|o| o.pointer("/metadata/uid")).and_then(Json::as_str);
+        match (self.uid, found) {
+            (Some(expected), Some(found)) if expected != found => Err(GuardError::Replaced {
+                object: self.object.clone(),
+                expected: expected.to_string(),
+                found: found.to_string(),
+            }),
             _ => Ok(()),
         }
     }
@@ -218,6 +324,8 @@ mod tests {
             type_name: "kubernetes_config_map",
             import_id: "shop/a",
             creating,
+            manager: "tofu-live",
+            uid: None,
         }
     }
 
@@ -265,20 +373,92 @@ mod tests {
     }
 
     #[test]
-    fn fingerprint_ignores_server_bookkeeping_only() {
+    fn fingerprint_of_an_object_never_written_ignores_server_bookkeeping_only() {
         let a = json!({"kind": "ConfigMap", "metadata": {"name": "a", "resourceVersion": "1", "labels": {"x": "1"}}, "data": {"k": "v"}});
         let b = json!({"data": {"k": "v"}, "metadata": {"labels": {"x": "1"}, "resourceVersion": "9", "name": "a", "managedFields": []}, "status": {}});
         let c = json!({"metadata": {"name": "a", "labels": {"x": "2"}}, "data": {"k": "v"}});
-        assert_eq!(fingerprint(Some(&a)), fingerprint(Some(&b)));
-        assert_ne!(fingerprint(Some(&a)), fingerprint(Some(&c)));
-        assert_ne!(fingerprint(Some(&a)), fingerprint(None));
+        let seen = fingerprint(Some(&a), "tofu-live", b"");
+        assert!(unchanged(Some(&b), &seen));
+        assert!(!unchanged(Some(&c), &seen));
+        assert!(!unchanged(None, &seen));
+        assert!(unchanged(None, &fingerprint(None, "tofu-live", b"")));
+    }
+
+    /// A Deployment we applied, with `replicas` and a template annotation another manager owns.
+    fn managed(replicas: i64, image: &str, restarted: &str) -> Json {
+        json!({
+            "metadata": {"name": "web", "uid": "u-1", "resourceVersion": "5",
+                "labels": {"tofu-estate": "app"},
+                "managedFields": [
+                    {"manager": "tofu-live", "operation": "Apply", "fieldsV1": {
+                        "f:metadata": {"f:labels": {"f:tofu-estate": {}}},
+                        "f:spec": {"f:template": {"f:spec": {"f:containers": {
+                            "k:{\"name\":\"web\"}": {".": {}, "f:name": {}, "f:image": {}}}}}}}},
+                    {"manager": "kubectl", "operation": "Update", "subresource": "scale",
+                     "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+                    {"manager": "kubectl-rollout", "operation": "Update", "fieldsV1": {
+                        "f:spec": {"f:template": {"f:metadata": {"f:annotations": {
+                            ".": {}, "f:kubectl.kubernetes.io/restartedAt": {}}}}}}}
+                ]},
+            "spec": {"replicas": replicas, "template": {
+                "metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": restarted}},
+                "spec": {"containers": [{"name": "web", "image": image}]}}}
+        })
+    }
+
+    #[test]
+    fn fingerprint_covers_only_what_our_manager_owns() {
+        let object = managed(1, "nginx:1", "t1");
+        let seen = fingerprint(Some(&object), "tofu-live", b"");
+        assert!(unchanged(Some(&managed(5, "nginx:1", "t2")), &seen), "scaled and restarted");
+        assert!(!unchanged(Some(&managed(1, "nginx:2", "t1")), &seen), "our image changed");
+        let mut replaced = object.clone();
+        replaced["metadata"]["uid"] = json!("u-2");
+        assert!(!unchanged(Some(&replaced), &seen), "another object of the same name");
+        let mut relabelled = object.clone();
+        relabelled["metadata"]["labels"]["tofu-estate"] = json!("other");
+        assert!(!unchanged(Some(&relabelled), &seen));
+    }
+
+    #[test]
+    fn a_field_another_manager_took_over_still_counts_and_a_revert_restores_the_plan() {
+        let object = managed(1, "nginx:1", "t1");
+        let refreshed = fingerprint(Some(&object), "tofu-live", b"");
+        // `kubectl set image` rewrote the image: kubectl owns it now, not us.
+        let mut taken = managed(1, "nginx:2", "t1");
+        taken["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"] = json!({});
+        assert!(!unchanged(Some(&taken), &refreshed));
+        taken["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:1");
+        assert!(unchanged(Some(&taken), &refreshed), "reverted");
+        // A plan made now still covers the image, carried from the refresh.
+        let planned = fingerprint(Some(&taken), "tofu-live", &refreshed);
+        taken["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:3");
+        assert!(!unchanged(Some(&taken), &planned));
+    }
+
+    #[test]
+    fn a_replaced_object_is_neither_written_nor_deleted() {
+        let o = object();
+        let mut c = check(&o, false);
+        c.uid = Some("u-0");
+        let live = managed(1, "nginx:1", "t1");
+        let err = c.before_delete(Some(&live)).unwrap_err();
+        assert!(matches!(err, GuardError::Replaced { .. }), "{err:?}");
+        assert!(Diagnostic::from(err).detail.contains("u-0"));
+        assert!(matches!(
+            c.decide(Some(&live), b""),
+            Err(GuardError::Replaced { .. })
+        ));
+        c.uid = Some("u-1");
+        assert!(c.before_delete(Some(&live)).is_ok());
+        assert!(c.before_delete(None).is_ok());
     }
 
     #[test]
     fn apply_refuses_a_moved_object_and_accepts_it_once_restored() {
         let o = object();
         let seen = labelled(Some("app"));
-        let private = fingerprint(Some(&seen));
+        let private = fingerprint(Some(&seen), "tofu-live", b"");
         let mut moved = seen.clone();
         moved["data"]["k"] = json!("changed");
         let err = check(&o, false).decide(Some(&moved), &private).unwrap_err();

@@ -4,7 +4,7 @@
 //! Layers: [`provider`] (the provider block), [`resource`] (the machinery every typed kind
 //! shares) over [`kind`] and [`kinds`] (what differs per kind), [`manifest`] (any kind, as
 //! written), both through [`lifecycle`]; [`metadata`], [`plan`], [`guard`] are pure rules; [`objects`], [`cache`] and
-//! [`discovery`] talk to the API.
+//! [`discovery`] talk to the API; [`ownership`] reads who owns which field.
 
 pub mod cache;
 pub mod context;
@@ -16,6 +16,7 @@ pub mod lifecycle;
 pub mod manifest;
 pub mod metadata;
 pub mod objects;
+pub mod ownership;
 pub mod plan;
 pub mod provider;
 pub mod resource;

@@ -1,6 +1,11 @@
 //! The steps on one object that `kubernetes_manifest` and the typed resources share: the
-//! guarded look before a plan or a write, the guarded delete, the refresh, the import, and
+//! guarded look before a plan, the guarded write and delete, the refresh, the import, and
 //! the apply response. Each resource only says where its object lives and how it reads.
+//!
+//! A guarded write or delete carries the uid and resourceVersion of the object its guard
+//! admitted. When the server refuses because the object moved in between, the guard looks
+//! once more (the move may be another actor's field, which the guard does not mind) and the
+//! call is tried once more; a second refusal ends it with [`GuardError::Moving`].
 
 use std::time::Duration;
 
@@ -13,8 +18,8 @@ use plugin_runtime::{
 use serde_json::Value as Json;
 
 use crate::context::Context;
-use crate::guard::{self, Check};
-use crate::objects::{self, Target};
+use crate::guard::{self, Check, GuardError};
+use crate::objects::{self, Manager, Precondition, Target};
 
 /// Any error as the diagnostics a resource call returns.
 pub fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
@@ -50,24 +55,67 @@ pub async fn plan_guard(
         .await
         .map_err(diag)?;
     admit(check, live.as_ref(), seen, &mut response.diagnostics)?;
-    response.planned_private = guard::fingerprint(live.as_ref());
+    response.planned_private = guard::fingerprint(live.as_ref(), check.manager, seen);
     Ok(())
 }
 
-/// A write's fresh look at the object, guarded against the plan's fingerprint `seen`.
-pub async fn write_guard(
+/// How many times a guarded call is sent before a moving object ends it.
+const ATTEMPTS: usize = 2;
+
+/// Whether the server refused a call because the object moved since it was read: its
+/// precondition no longer held ("Operation cannot be fulfilled ...", kube-golden 03, 16), or,
+/// for a create (`creating`), any conflict: the object appeared in between.
+fn moved(e: &kube_estate::ApiError, creating: bool) -> bool {
+    match e {
+        kube_estate::ApiError::Conflict { message, .. } => {
+            creating || message.starts_with("Operation cannot be fulfilled")
+        }
+        _ => false,
+    }
+}
+
+/// Writes `body` by server-side apply, guarded against the plan's fingerprint `seen`, to the
+/// object exactly as the guard saw it. A create is never forced: nobody else owns a field of
+/// an object that does not exist, unless it appeared in between, and then the server's
+/// conflict brings the guard back to decide about it.
+pub async fn guarded_apply(
+    ctx: &Context,
     client: &Client,
     target: &Target,
     check: &Check<'_>,
     seen: &[u8],
+    body: &Json,
+    manager: &Manager<'_>,
     out: &mut Diagnostics,
-) -> Result<(), Diagnostics> {
-    let live = objects::get(client, target).await.map_err(diag)?;
-    admit(check, live.as_ref(), seen, out)
+) -> Result<Json, Diagnostics> {
+    for attempt in 1..=ATTEMPTS {
+        let live = objects::get(client, target).await.map_err(diag)?;
+        let mut warnings = Diagnostics::new();
+        admit(check, live.as_ref(), seen, &mut warnings)?;
+        if attempt == 1 {
+            out.extend(warnings);
+        }
+        let precondition = live.as_ref().and_then(Precondition::of);
+        let manager = Manager {
+            name: manager.name,
+            force: manager.force && precondition.is_some(),
+        };
+        let applied = objects::apply(client, target, body, &manager, precondition.as_ref()).await;
+        ctx.cache.invalidate();
+        match applied {
+            Err(e) if moved(&e, live.is_none()) && attempt < ATTEMPTS => continue,
+            Err(e) if moved(&e, false) => break,
+            result => return result.map_err(diag),
+        }
+    }
+    Err(diag(GuardError::Moving {
+        object: check.object.clone(),
+        verb: "write",
+    }))
 }
 
-/// Deletes the object unless another estate owns it (absent: nothing to do), then waits
-/// for it to be gone when `wait` says how long.
+/// Deletes the object unless another estate owns it or it is not the object the state
+/// records (absent: nothing to do), then waits for it to be gone when `wait` says how long.
 pub async fn delete(
     ctx: &Context,
     client: &Client,
@@ -75,14 +123,30 @@ pub async fn delete(
     check: &Check<'_>,
     wait: Option<Duration>,
 ) -> Result<(), Diagnostics> {
-    let live = objects::get(client, target).await.map_err(diag)?;
-    check.before_delete(live.as_ref()).map_err(diag)?;
-    if live.is_none() {
-        return Ok(());
+    let mut deleted = false;
+    for _ in 0..ATTEMPTS {
+        let live = objects::get(client, target).await.map_err(diag)?;
+        check.before_delete(live.as_ref()).map_err(diag)?;
+        let Some(precondition) = live.as_ref().and_then(Precondition::of) else {
+            return Ok(());
+        };
+        let result = objects::delete(client, target, &precondition).await;
+        ctx.cache.invalidate();
+        match result {
+            Err(e) if moved(&e, false) => continue,
+            result => {
+                result.map_err(diag)?;
+                deleted = true;
+                break;
+            }
+        }
     }
-    let deleted = objects::delete(client, target).await;
-    ctx.cache.invalidate();
-    deleted.map_err(diag)?;
+    if !deleted {
+        return Err(diag(GuardError::Moving {
+            object: check.object.clone(),
+            verb: "delete",
+        }));
+    }
     if let Some(timeout) = wait {
         objects::wait_gone(client, target, timeout).await.map_err(diag)?;
     }
@@ -114,11 +178,13 @@ pub async fn apply(
 }
 
 /// Refreshes the state from the live object (gone: `Null`). Without a `target` (the state
-/// does not name an object) the state stays as it is.
+/// does not name an object) the state stays as it is. `manager` is the field manager whose
+/// fields the recorded fingerprint covers.
 pub async fn refresh(
     ctx: &Context,
     conn: &Connection,
     target: Option<&Target>,
+    manager: &str,
     req: ReadRequest,
     state_of: impl Fn(&Json, &Value) -> Value,
 ) -> Result<ReadResponse, Diagnostics> {
@@ -141,7 +207,7 @@ pub async fn refresh(
     // What this refresh saw: the plan that follows is based on it (see guard::Check::decide).
     let private = live
         .as_ref()
-        .map(|o| guard::fingerprint(Some(o)))
+        .map(|o| guard::fingerprint(Some(o), manager, &req.private))
         .unwrap_or_default();
     Ok(ReadResponse {
         new_state,

@@ -1,13 +1,17 @@
 //! Kubernetes API access for single objects: get, server-side apply, create (for
 //! `generate_name`), merge patch, delete, list, and polling one object until it is as
-//! awaited. Every call is retried on 429/5xx and fails with a typed [`ApiError`] naming the
-//! object and the verb.
+//! awaited. Writes to an existing object carry a [`Precondition`] (the uid and
+//! resourceVersion its guard checked), so an object changed or replaced in between is never
+//! overwritten or deleted. Idempotent calls are retried on 429/5xx, the `generateName` create
+//! on 429 only; every failure is a typed [`ApiError`] naming the object and the verb.
 
 use std::time::{Duration, Instant};
 
 use kube::Client;
-use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
-use kube_estate::{ApiError, ObjectRef, with_retry};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, Preconditions,
+};
+use kube_estate::{ApiError, ObjectRef, with_retry, with_retry_unprocessed};
 use serde_json::Value as Json;
 
 use crate::timeouts::Timeout;
@@ -28,6 +32,25 @@ pub struct Target {
 pub struct Manager<'a> {
     pub name: &'a str,
     pub force: bool,
+}
+
+/// The object a write or delete was checked against: the server refuses (409) when the object
+/// is no longer exactly that one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Precondition {
+    pub uid: String,
+    pub resource_version: String,
+}
+
+impl Precondition {
+    /// The precondition that `live`, as just read, is still there unchanged.
+    pub fn of(live: &Json) -> Option<Precondition> {
+        let text = |key: &str| live.pointer(key).and_then(Json::as_str).map(str::to_string);
+        Some(Precondition {
+            uid: text("/metadata/uid")?,
+            resource_version: text("/metadata/resourceVersion")?,
+        })
+    }
 }
 
 impl Target {
@@ -100,19 +123,29 @@ pub async fn get(client: &Client, target: &Target) -> Result<Option<Json>, ApiEr
     Ok(found.map(|o| to_json(o, &target.resource)))
 }
 
-/// Server-side apply of `body` (a whole object) as `manager`.
+/// Server-side apply of `body` (a whole object) as `manager`, to the object `precondition`
+/// names (`None`: a create).
 pub async fn apply(
     client: &Client,
     target: &Target,
     body: &Json,
     manager: &Manager<'_>,
+    precondition: Option<&Precondition>,
 ) -> Result<Json, ApiError> {
     let api = target.api(client);
     let mut params = PatchParams::apply(manager.name);
     if manager.force {
         params = params.force();
     }
-    let patch = Patch::Apply(body);
+    let mut body = body.clone();
+    if let (Some(p), Some(meta)) = (
+        precondition,
+        body.get_mut("metadata").and_then(Json::as_object_mut),
+    ) {
+        meta.insert("uid".into(), Json::from(p.uid.as_str()));
+        meta.insert("resourceVersion".into(), Json::from(p.resource_version.as_str()));
+    }
+    let patch = Patch::Apply(&body);
     let applied = with_retry(|| api.patch(&target.name, &params, &patch))
         .await
         .map_err(target.error("apply"))?;
@@ -131,7 +164,9 @@ pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str
         field_manager: Some(manager.to_string()),
         ..PostParams::default()
     };
-    let created = with_retry(|| api.create(&params, &object))
+    // A 5xx may come after the server created the object: sending it again could create a
+    // second one under another generated name.
+    let created = with_retry_unprocessed(|| api.create(&params, &object))
         .await
         .map_err(target.error("create"))?;
     Ok(to_json(created, &target.resource))
@@ -151,10 +186,17 @@ pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Resu
     Ok(to_json(patched, &target.resource))
 }
 
-/// Deletes the object with background propagation; an object already gone is fine.
-pub async fn delete(client: &Client, target: &Target) -> Result<(), ApiError> {
+/// Deletes the object `precondition` names with background propagation; an object already
+/// gone is fine.
+pub async fn delete(client: &Client, target: &Target, precondition: &Precondition) -> Result<(), ApiError> {
     let api = target.api(client);
-    let params = DeleteParams::background();
+    let params = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: Some(precondition.uid.clone()),
+            resource_version: Some(precondition.resource_version.clone()),
+        }),
+        ..DeleteParams::background()
+    };
     match with_retry(|| api.delete(&target.name, &params)).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.is_not_found() => Ok(()),

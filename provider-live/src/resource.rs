@@ -17,6 +17,7 @@ use crate::guard::{self, Check};
 use crate::kind::{Kind, KindInfo};
 use crate::lifecycle::{self, diag};
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
+use crate::ownership::Ownership;
 use crate::{metadata, plan, timeouts};
 
 pub struct TypedResource<K: Kind> {
@@ -84,9 +85,10 @@ impl<K: Kind> TypedResource<K> {
     }
 
     /// The resource value for a live object; `prior` decides which labels, annotations and
-    /// optional blocks show (`Null` on import).
+    /// optional blocks show (`Null` on import). Fields other managers own never show.
     fn state_of(&self, object: &Json, prior: &Value) -> Value {
         let info = self.info();
+        let object = &Ownership::of(object, FIELD_MANAGER).without_foreign(object);
         let mut state = match self.kind.from_object(object, prior) {
             v @ Value::Object(_) => v,
             _ => Value::object(Vec::<(String, Value)>::new()),
@@ -102,19 +104,23 @@ impl<K: Kind> TypedResource<K> {
         plan::conform(&self.schema().block, state)
     }
 
+    /// The guard's checks; `prior` is the prior state (`Null` for a create), whose uid the
+    /// live object must still have.
     fn check<'a>(
         &self,
         target: &'a CheckTarget,
         estate: &'a str,
         type_name: &'a str,
-        creating: bool,
+        prior: &'a Value,
     ) -> Check<'a> {
         Check {
             object: &target.object,
             estate,
             type_name,
             import_id: &target.import_id,
-            creating,
+            creating: prior.is_null(),
+            manager: FIELD_MANAGER,
+            uid: metadata::of(prior).get("uid").as_str(),
         }
     }
 
@@ -146,20 +152,22 @@ impl<K: Kind> TypedResource<K> {
         let applied = match self.target(meta) {
             Some(target) => {
                 let named = CheckTarget::of(&target);
-                let check = self.check(
-                    &named,
-                    conn.estate.as_str(),
-                    &req.type_name,
-                    req.prior_state.is_null(),
-                );
-                lifecycle::write_guard(client, &target, &check, &req.planned_private, diagnostics).await?;
+                let check = self.check(&named, conn.estate.as_str(), &req.type_name, &req.prior_state);
                 let manager = Manager {
                     name: FIELD_MANAGER,
                     force: true,
                 };
-                let applied = objects::apply(client, &target, &body, &manager).await;
-                self.ctx.cache.invalidate();
-                let applied = applied.map_err(diag)?;
+                let applied = lifecycle::guarded_apply(
+                    &self.ctx,
+                    client,
+                    &target,
+                    &check,
+                    &req.planned_private,
+                    &body,
+                    &manager,
+                    diagnostics,
+                )
+                .await?;
                 match stray_keys(&body, &applied) {
                     Some(patch) => objects::merge_patch(client, &target, &patch)
                         .await
@@ -187,7 +195,7 @@ impl<K: Kind> TypedResource<K> {
             }
         };
         let state = plan::settle(planned, &self.state_of(&applied, planned));
-        Ok((state, guard::fingerprint(Some(&applied))))
+        Ok((state, guard::fingerprint(Some(&applied), FIELD_MANAGER, b"")))
     }
 
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
@@ -196,7 +204,7 @@ impl<K: Kind> TypedResource<K> {
             return Ok(());
         };
         let named = CheckTarget::of(&target);
-        let check = self.check(&named, conn.estate.as_str(), &req.type_name, false);
+        let check = self.check(&named, conn.estate.as_str(), &req.type_name, &req.prior_state);
         let wait = self.kind.delete_wait(&req.prior_state);
         lifecycle::delete(&self.ctx, &conn.client, &target, &check, wait).await
     }
@@ -357,7 +365,7 @@ impl<K: Kind> Resource for TypedResource<K> {
         }
         if let Some(target) = &target {
             let named = CheckTarget::of(target);
-            let check = self.check(&named, estate, &req.type_name, prior.is_none());
+            let check = self.check(&named, estate, &req.type_name, &req.prior_state);
             lifecycle::plan_guard(&self.ctx, conn, target, &check, &req.prior_private, &mut response).await?;
         }
         response.planned_state = planned;
@@ -374,7 +382,7 @@ impl<K: Kind> Resource for TypedResource<K> {
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let target = self.target(metadata::of(&req.current_state));
-        lifecycle::refresh(&self.ctx, conn, target.as_ref(), req, |o, prior| {
+        lifecycle::refresh(&self.ctx, conn, target.as_ref(), FIELD_MANAGER, req, |o, prior| {
             self.state_of(o, prior)
         })
         .await
