@@ -133,6 +133,42 @@ async fn validate_provider_config_reports_the_attribute() {
     );
 }
 
+/// A large CRD in a manifest reaches the provider three times in one plan request (config,
+/// prior and proposed state): the plugin takes and sends such messages, far past gRPC's
+/// default 4 MiB, as the engine's own client does (go-plugin allows any size).
+#[tokio::test]
+async fn a_plan_of_many_mebibytes_passes_through_the_plugin() {
+    let plugin = start(ECHO).await;
+    let max = plugin_runtime::server::MAX_MESSAGE_SIZE;
+    let mut client = provider_client(&plugin)
+        .await
+        .max_decoding_message_size(max)
+        .max_encoding_message_size(max);
+    let ty = Type::object([("input", Type::String), ("output", Type::String)]);
+    let big = "x".repeat(5 << 20);
+    let prior = Value::object([("input", Value::string(&big)), ("output", Value::string(&big))]);
+    let proposed = Value::object([("input", Value::string(&big)), ("output", Value::unknown())]);
+    let config = Value::object([("input", Value::string(&big)), ("output", Value::Null)]);
+    // 15 MiB in, 10 MiB out.
+    let plan = client
+        .plan_resource_change(pb::plan_resource_change::Request {
+            type_name: "echo_message".into(),
+            prior_state: dynamic_value(&prior, &ty),
+            proposed_new_state: dynamic_value(&proposed, &ty),
+            config: dynamic_value(&config, &ty),
+            ..Default::default()
+        })
+        .await
+        .unwrap_or_else(|status| panic!("a 15 MiB plan request failed: {status}"))
+        .into_inner();
+    assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
+    let planned = plan.planned_state.expect("planned state");
+    assert_eq!(
+        codec::decode_msgpack(&planned.msgpack, &ty).expect("decodes"),
+        prior
+    );
+}
+
 #[tokio::test]
 async fn plan_and_apply_round_trip_values() {
     let plugin = start(ECHO).await;

@@ -22,7 +22,13 @@ pub enum ApiError {
         message: String,
     },
     #[error("conflicting change to {object}: {message}")]
-    Conflict { object: ObjectRef, message: String },
+    Conflict {
+        object: ObjectRef,
+        message: String,
+        /// The fields other managers own, when server-side apply refused to take them
+        /// (empty for any other conflict).
+        fields: Vec<FieldConflict>,
+    },
     #[error("{object} is invalid: {message}")]
     Invalid {
         object: ObjectRef,
@@ -39,6 +45,30 @@ pub enum ApiError {
         code: u16,
         message: String,
     },
+}
+
+/// A field a server-side apply wanted that another field manager owns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldConflict {
+    /// The other manager, e.g. `kubectl-edit`.
+    pub manager: String,
+    /// The field, as the server spells it: `.data.key`, `.spec.replicas`.
+    pub field: String,
+}
+
+impl FieldConflict {
+    /// From a Status cause `{reason: FieldManagerConflict, message: "conflict with \"m\" ...",
+    /// field: ".data.a"}`; other causes are not field conflicts.
+    fn of(cause: &kube::core::response::StatusCause) -> Option<FieldConflict> {
+        if cause.reason != "FieldManagerConflict" {
+            return None;
+        }
+        let quoted = cause.message.split('"').nth(1).filter(|m| !m.is_empty());
+        Some(FieldConflict {
+            manager: quoted.unwrap_or(&cause.message).to_string(),
+            field: cause.field.clone(),
+        })
+    }
 }
 
 impl ApiError {
@@ -65,7 +95,15 @@ impl ApiError {
         match status.code {
             404 => ApiError::NotFound { object },
             409 if status.is_already_exists() => ApiError::AlreadyExists { object },
-            409 => ApiError::Conflict { object, message },
+            409 => ApiError::Conflict {
+                object,
+                message,
+                fields: status
+                    .details
+                    .iter()
+                    .flat_map(|d| d.causes.iter().filter_map(FieldConflict::of))
+                    .collect(),
+            },
             403 => ApiError::Forbidden {
                 object,
                 verb: verb.to_string(),
@@ -135,7 +173,34 @@ impl From<ApiError> for Diagnostic {
                      ClusterRole) and binding, or connect with another identity."
                 ),
             ),
-            ApiError::Conflict { object, message } => Diagnostic::error(
+            ApiError::Conflict { object, fields, .. } if !fields.is_empty() => {
+                let mut detail = format!(
+                    "Server-side apply did not take fields of {object} that another field manager \
+                     owns:"
+                );
+                for f in &fields {
+                    detail.push_str(&format!("\n- {} (owned by {:?})", f.field, f.manager));
+                }
+                detail.push_str(
+                    "\n\nLeave these fields to that manager (remove them from the manifest), or \
+                     take them over by setting\n\n  field_manager {\n    force_conflicts = true\n  }\n\n\
+                     in the resource.",
+                );
+                let mut managers: Vec<&str> = fields.iter().map(|f| f.manager.as_str()).collect();
+                managers.dedup();
+                Diagnostic::error(
+                    format!(
+                        "Field manager conflict on {object}: fields owned by {}",
+                        managers
+                            .iter()
+                            .map(|m| format!("{m:?}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    detail,
+                )
+            }
+            ApiError::Conflict { object, message, .. } => Diagnostic::error(
                 format!("Conflicting change to {object}"),
                 format!(
                     "{message}\n\nThe object was changed by someone else since it was read. \
@@ -259,6 +324,67 @@ mod tests {
             "{}",
             d.detail
         );
+    }
+
+    #[test]
+    fn field_manager_conflicts_name_manager_field_and_force_conflicts() {
+        // As kube-apiserver answers (kube-golden 12), with a second manager added.
+        let cause = |manager: &str, field: &str| StatusCause {
+            reason: "FieldManagerConflict".into(),
+            message: format!("conflict with \"{manager}\" using v1"),
+            field: field.into(),
+        };
+        let status = Status::failure("Apply failed with 2 conflicts: ...", "Conflict")
+            .with_code(409)
+            .with_details(StatusDetails {
+                name: "app-config".into(),
+                group: String::new(),
+                kind: "configmaps".into(),
+                uid: String::new(),
+                causes: vec![cause("kubectl-edit", ".data.a"), cause("helm", ".data.b")],
+                retry_after_seconds: 0,
+            });
+        let e = ApiError::from_kube(kube::Error::Api(status.boxed()), &cm(), "apply");
+        let ApiError::Conflict { fields, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            fields[0],
+            FieldConflict {
+                manager: "kubectl-edit".into(),
+                field: ".data.a".into()
+            }
+        );
+        let d = Diagnostic::from(e);
+        assert_eq!(
+            d.summary,
+            "Field manager conflict on ConfigMap \"shop/app-config\": fields owned by \"kubectl-edit\", \"helm\""
+        );
+        assert!(
+            d.detail.contains("\n- .data.a (owned by \"kubectl-edit\")"),
+            "{}",
+            d.detail
+        );
+        assert!(
+            d.detail.contains("\n- .data.b (owned by \"helm\")"),
+            "{}",
+            d.detail
+        );
+        assert!(
+            d.detail
+                .contains("field_manager {\n    force_conflicts = true\n  }"),
+            "{}",
+            d.detail
+        );
+        assert!(!d.detail.contains("since it was read"), "{}", d.detail);
+
+        // Any other conflict still says the object moved.
+        let d = Diagnostic::from(ApiError::from_kube(
+            api(409, "Conflict", "the object has been modified"),
+            &cm(),
+            "update",
+        ));
+        assert!(d.detail.contains("since it was read"), "{}", d.detail);
     }
 
     #[test]

@@ -36,6 +36,13 @@ pub enum ConnectError {
     },
     #[error("{what} {name:?} is not in the kubeconfig")]
     NotInKubeconfig { what: &'static str, name: String },
+    #[error("will not send {credential} to {server} over plain http")]
+    CleartextCredentials {
+        server: String,
+        credential: &'static str,
+        /// The server is the provider block's `host` (else the kubeconfig's cluster).
+        from_host: bool,
+    },
     #[error("no API server host: neither the provider block nor the kubeconfig names one")]
     NoHost,
     #[error("no Kubernetes connection is configured, and KUBECONFIG / ~/.kube/config cannot be read")]
@@ -69,6 +76,22 @@ impl From<ConnectError> for Diagnostic {
                     _ => "config_context",
                 };
                 Diagnostic::error(summary, err.to_string()).at(at(attribute))
+            }
+            ConnectError::CleartextCredentials { from_host, .. } => {
+                let d = Diagnostic::error(
+                    "Credentials would be sent unencrypted",
+                    format!(
+                        "The provider {err}: anyone on the network path could read and reuse it. \
+                         Use the API server's https:// URL ({}), or connect without credentials \
+                         (e.g. through a local `kubectl proxy`).",
+                        if *from_host {
+                            "in `host`"
+                        } else {
+                            "the cluster's `server` in the kubeconfig"
+                        }
+                    ),
+                );
+                if *from_host { d.at(at("host")) } else { d }
             }
             ConnectError::NoHost | ConnectError::NoConfiguration => Diagnostic::error(
                 summary,
@@ -155,6 +178,29 @@ pub fn validate(config: &Value) -> Diagnostics {
         diags.push(e.into());
     }
     let set = |name: &str| !config.get(name).is_null();
+    if let Some(host) = known("host")
+        && host.get(..7).is_some_and(|s| s.eq_ignore_ascii_case("http://"))
+        && let Some(credential) = [
+            ("token", "a bearer token"),
+            ("password", "a password"),
+            ("exec", "the token of the exec credential plugin"),
+        ]
+        .into_iter()
+        // An absent `exec` block is an empty list, not null.
+        .find_map(|(name, what)| {
+            let v = config.get(name);
+            (set(name) && !matches!(v, Value::List(l) if l.is_empty())).then_some(what)
+        })
+    {
+        diags.push(
+            ConnectError::CleartextCredentials {
+                server: host.to_string(),
+                credential,
+                from_host: true,
+            }
+            .into(),
+        );
+    }
     if set("config_path") && set("config_paths") {
         diags.push(
             Diagnostic::error(
@@ -352,6 +398,41 @@ mod tests {
             ]
         );
         assert!(diags.0[4].detail.contains("/nonexistent/kubeconfig"));
+    }
+
+    #[test]
+    fn validate_refuses_credentials_for_a_plain_http_host() {
+        let diags = validate(&Value::object([
+            ("estate", Value::string("app")),
+            ("host", Value::string("http://10.1.2.3:8080")),
+            ("token", Value::string("t")),
+        ]));
+        assert_eq!(diags.0.len(), 1, "{diags:?}");
+        let d = &diags.0[0];
+        assert_eq!(path_of(d), "host");
+        assert_eq!(d.summary, "Credentials would be sent unencrypted");
+        assert!(
+            d.detail.starts_with(
+                "The provider will not send a bearer token to http://10.1.2.3:8080 over plain http: "
+            ),
+            "{}",
+            d.detail
+        );
+        assert!(d.detail.contains("https://"), "{}", d.detail);
+        // Without credentials (kubectl proxy; no exec block is an empty list), or over https:
+        // fine.
+        for (host, token) in [
+            ("http://127.0.0.1:8001", Value::Null),
+            ("https://h", Value::string("t")),
+        ] {
+            let diags = validate(&Value::object([
+                ("estate", Value::string("app")),
+                ("host", Value::string(host)),
+                ("token", token),
+                ("exec", Value::List(vec![])),
+            ]));
+            assert!(diags.is_empty(), "{host}: {diags:?}");
+        }
     }
 
     #[tokio::test]

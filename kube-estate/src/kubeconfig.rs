@@ -23,9 +23,10 @@ pub(crate) async fn client_config(s: &Settings) -> Result<kube::Config, ConnectE
     let (mut cluster, mut user, namespace) = select(&base, s)?;
     override_cluster(&mut cluster, s)?;
     override_user(&mut user, s);
-    if cluster.server.is_none() {
+    let Some(server) = &cluster.server else {
         return Err(ConnectError::NoHost);
-    }
+    };
+    refuse_cleartext_credentials(server, &user, s.get("host").is_some())?;
     let single = Kubeconfig {
         clusters: vec![NamedCluster {
             name: PROVIDER.into(),
@@ -211,6 +212,35 @@ pub(crate) fn normalize_host(host: &str) -> Result<String, ConnectError> {
     Ok(url)
 }
 
+/// Refuses a plain `http://` server when the user would send it a credential: a bearer
+/// token (given, from a file, or from an exec or auth plugin) or a password travels in
+/// clear there. A client certificate is only ever presented over TLS, and a server without
+/// credentials (a local `kubectl proxy`) is fine.
+fn refuse_cleartext_credentials(server: &str, user: &AuthInfo, from_host: bool) -> Result<(), ConnectError> {
+    let plain = server
+        .get(..7)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
+    let credential = if user.token.is_some() || user.token_file.is_some() {
+        "a bearer token"
+    } else if user.password.is_some() {
+        "a password"
+    } else if user.exec.is_some() {
+        "the token of the exec credential plugin"
+    } else if user.auth_provider.is_some() {
+        "the token of the auth provider"
+    } else {
+        return Ok(());
+    };
+    if plain {
+        return Err(ConnectError::CleartextCredentials {
+            server: server.to_string(),
+            credential,
+            from_host,
+        });
+    }
+    Ok(())
+}
+
 /// Kubeconfig `*-data` fields hold base64 of the PEM text.
 fn base64_of(pem: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(pem.as_bytes())
@@ -330,6 +360,65 @@ contexts:
         assert_eq!(exec.args.unwrap(), ["--x"]);
         assert_eq!(exec.env.unwrap()[0]["name"], "A");
         assert_eq!(exec.interactive_mode, Some(ExecInteractiveMode::Never));
+    }
+
+    #[tokio::test]
+    async fn credentials_are_never_sent_over_plain_http() {
+        let err = client_config(&settings(&[("host", "http://10.0.0.1:8080"), ("token", "t0")]))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ConnectError::CleartextCredentials { server, from_host: true, .. }
+                if server == "http://10.0.0.1:8080"),
+            "{err:?}"
+        );
+        let d = plugin_runtime::Diagnostic::from(err);
+        assert_eq!(d.attribute.as_ref().unwrap().to_string(), "host");
+        assert!(d.detail.contains("http://10.0.0.1:8080"), "{}", d.detail);
+        assert!(d.detail.contains("https"), "{}", d.detail);
+        assert!(!d.detail.contains("t0"), "{}", d.detail);
+
+        let err = client_config(&settings(&[
+            ("host", "HTTP://h:8080"),
+            ("username", "u"),
+            ("password", "p"),
+        ]))
+        .await
+        .unwrap_err();
+        assert!(matches!(
+            err,
+            ConnectError::CleartextCredentials {
+                credential: "a password",
+                ..
+            }
+        ));
+
+        // From a kubeconfig too: its cluster's server is what the token would go to.
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(
+            KUBECONFIG
+                .replace("https://main.example", "http://main.example")
+                .as_bytes(),
+        )
+        .unwrap();
+        let mut s = settings(&[]);
+        s.config_paths = vec![f.path().to_string_lossy().into_owned()];
+        let err = client_config(&s).await.unwrap_err();
+        assert!(
+            matches!(&err, ConnectError::CleartextCredentials { server, from_host: false, .. }
+                if server == "http://main.example:6443"),
+            "{err:?}"
+        );
+
+        // No credentials (a local kubectl proxy): allowed.
+        let c = client_config(&settings(&[("host", "http://127.0.0.1:8001")]))
+            .await
+            .unwrap();
+        assert_eq!(c.cluster_url.to_string(), "http://127.0.0.1:8001/");
+        // Over https, of course.
+        client_config(&settings(&[("host", "https://h:6443"), ("token", "t0")]))
+            .await
+            .unwrap();
     }
 
     #[test]

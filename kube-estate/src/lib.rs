@@ -12,10 +12,10 @@ pub mod object_ref;
 pub mod retry;
 mod settings;
 
-pub use api_error::ApiError;
+pub use api_error::{ApiError, FieldConflict};
 pub use configured::Configured;
 pub use connection::{ConnectError, Connection, connect, provider_block, validate};
 pub use estate::{ESTATE_LABEL, Estate, EstateError};
 pub use object_ref::ObjectRef;
-pub use retry::with_retry;
+pub use retry::{with_retry, with_retry_unprocessed};
 pub use settings::EnvError;

@@ -110,7 +110,7 @@ pub(crate) const STRING_SETTINGS: &[StringSetting] = &[
 ];
 
 /// The `exec` block: a credential plugin run to obtain a token.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct Exec {
     pub api_version: String,
     pub command: String,
@@ -119,12 +119,51 @@ pub(crate) struct Exec {
 }
 
 /// Every connection setting, from the block or its environment fallback.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub(crate) struct Settings {
     pub strings: BTreeMap<&'static str, String>,
     pub insecure: Option<bool>,
     pub config_paths: Vec<String>,
     pub exec: Option<Exec>,
+}
+
+/// What a redacted value prints as: whether it is set shows, never what it is.
+const REDACTED: &str = "<redacted>";
+
+/// Settings whose values are credentials: the sensitive ones, and the client certificate,
+/// which identifies the user as much as the key does.
+fn is_secret(name: &str) -> bool {
+    name == "client_certificate" || STRING_SETTINGS.iter().any(|s| s.name == name && s.sensitive)
+}
+
+// Debug output ends up in logs and panic messages: tokens, passwords, keys and the exec
+// environment (where credential plugins take their secrets) never go there.
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let strings: BTreeMap<&str, &str> = self
+            .strings
+            .iter()
+            .map(|(k, v)| (*k, if is_secret(k) { REDACTED } else { v.as_str() }))
+            .collect();
+        f.debug_struct("Settings")
+            .field("strings", &strings)
+            .field("insecure", &self.insecure)
+            .field("config_paths", &self.config_paths)
+            .field("exec", &self.exec)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for Exec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: BTreeMap<&str, &str> = self.env.keys().map(|k| (k.as_str(), REDACTED)).collect();
+        f.debug_struct("Exec")
+            .field("api_version", &self.api_version)
+            .field("command", &self.command)
+            .field("env", &env)
+            .field("args", &self.args)
+            .finish()
+    }
 }
 
 /// An environment variable whose value the setting cannot take.
@@ -268,6 +307,40 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.config_paths, ["/c", "/d"]);
+    }
+
+    #[test]
+    fn debug_output_never_shows_credentials() {
+        let config = Value::object([
+            ("host", Value::string("https://visible.example:6443")),
+            ("token", Value::string("secret-token-1")),
+            ("password", Value::string("secret-password-2")),
+            ("client_key", Value::string("secret-key-3")),
+            ("client_certificate", Value::string("secret-cert-4")),
+            (
+                "exec",
+                Value::List(vec![Value::object([
+                    ("api_version", Value::string("client.authentication.k8s.io/v1")),
+                    ("command", Value::string("get-token")),
+                    ("env", Value::string_map([("AWS_SECRET", "secret-env-5")])),
+                ])]),
+            ),
+        ]);
+        let s = Settings::resolve(&config, &env_of(&[])).unwrap();
+        for text in [format!("{s:?}"), format!("{s:#?}")] {
+            for secret in [
+                "secret-token-1",
+                "secret-password-2",
+                "secret-key-3",
+                "secret-cert-4",
+                "secret-env-5",
+            ] {
+                assert!(!text.contains(secret), "{secret} in {text}");
+            }
+            for visible in ["https://visible.example:6443", "get-token", "AWS_SECRET", "token"] {
+                assert!(text.contains(visible), "{visible} missing from {text}");
+            }
+        }
     }
 
     #[test]

@@ -16,9 +16,9 @@ use tonic_health::ServingStatus;
 use crate::go_plugin::{Broker, Controller, ShutdownSignal, Stdio};
 use crate::handshake::{self, HandshakeError};
 use crate::listener::Listener;
-use crate::proto::{plugin as go_pb, tfplugin6 as tf_pb};
+use crate::proto::plugin as go_pb;
 use crate::provider::Provider;
-use crate::server::ProviderService;
+use crate::server;
 use crate::tls::{self, Identity, TlsError};
 
 /// How often the parent process is checked for.
@@ -62,6 +62,7 @@ pub fn serve(provider: impl Provider) -> ! {
 pub async fn serve_async(provider: impl Provider) -> i32 {
     install_panic_hook();
     init_logging();
+    tracing::info!(version = %provider.version(), "provider plugin starting");
     match run(provider).await {
         Ok(()) => 0,
         Err(e) => report(&e),
@@ -87,9 +88,7 @@ async fn run(provider: impl Provider) -> Result<(), ServeError> {
         .await;
     let router = tonic::transport::Server::builder()
         .add_service(health_service)
-        .add_service(tf_pb::provider_server::ProviderServer::new(ProviderService::new(
-            provider,
-        )))
+        .add_service(server::grpc_service(provider))
         .add_service(go_pb::grpc_controller_server::GrpcControllerServer::new(
             Controller(shutdown.clone()),
         ))

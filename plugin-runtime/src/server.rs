@@ -23,6 +23,18 @@ use crate::value::Value;
 
 type RpcResult<T> = Result<Response<T>, Status>;
 
+/// The largest message the service takes or sends: the engine sends a resource's config,
+/// prior state and proposed state in one request (a large CRD manifest three times), far
+/// beyond tonic's default 4 MiB. 256 MiB is what terraform-plugin-go's servers allow.
+pub const MAX_MESSAGE_SIZE: usize = 256 << 20;
+
+/// The tfplugin6 gRPC service for `provider`, with [`MAX_MESSAGE_SIZE`] both ways.
+pub fn grpc_service<P: Provider>(provider: P) -> pb::provider_server::ProviderServer<ProviderService<P>> {
+    pb::provider_server::ProviderServer::new(ProviderService::new(provider))
+        .max_decoding_message_size(MAX_MESSAGE_SIZE)
+        .max_encoding_message_size(MAX_MESSAGE_SIZE)
+}
+
 /// What went wrong in the protocol layer, before or after a provider call.
 #[derive(Debug, thiserror::Error)]
 enum ServerError {

@@ -150,10 +150,10 @@ pub fn fingerprint(live: Option<&Json>, manager: &str, carried: &[u8]) -> Vec<u8
         return ABSENT.to_vec();
     };
     let mut fields = Ownership::of(object, manager).into_ours();
-    if let Some(Seen {
+    if let Ok(Seen {
         fields: Some(before),
         ..
-    }) = serde_json::from_slice(carried).ok()
+    }) = serde_json::from_slice(carried)
     {
         let into = fields.get_or_insert_with(FieldSet::new);
         ownership::merge(into, &before);

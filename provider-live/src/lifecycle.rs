@@ -74,20 +74,32 @@ fn moved(e: &kube_estate::ApiError, creating: bool) -> bool {
     }
 }
 
-/// Writes `body` by server-side apply, guarded against the plan's fingerprint `seen`, to the
-/// object exactly as the guard saw it. A create is never forced: nobody else owns a field of
-/// an object that does not exist, unless it appeared in between, and then the server's
-/// conflict brings the guard back to decide about it.
+/// One server-side apply of `body` by `manager` to the object at `target`, guarded by `check`
+/// against the plan's fingerprint `seen`.
+pub struct GuardedWrite<'a> {
+    pub target: &'a Target,
+    pub check: &'a Check<'a>,
+    pub seen: &'a [u8],
+    pub body: &'a Json,
+    pub manager: Manager<'a>,
+}
+
+/// Writes, to the object exactly as the guard saw it. A create is never forced: nobody else
+/// owns a field of an object that does not exist, unless it appeared in between, and then the
+/// server's conflict brings the guard back to decide about it.
 pub async fn guarded_apply(
     ctx: &Context,
     client: &Client,
-    target: &Target,
-    check: &Check<'_>,
-    seen: &[u8],
-    body: &Json,
-    manager: &Manager<'_>,
+    write: GuardedWrite<'_>,
     out: &mut Diagnostics,
 ) -> Result<Json, Diagnostics> {
+    let GuardedWrite {
+        target,
+        check,
+        seen,
+        body,
+        manager,
+    } = write;
     for attempt in 1..=ATTEMPTS {
         let live = objects::get(client, target).await.map_err(diag)?;
         let mut warnings = Diagnostics::new();

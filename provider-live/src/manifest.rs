@@ -4,7 +4,10 @@
 //!
 //! `object` is the live object seen through the manifest's shape: only the paths the
 //! manifest sets, so server defaults never show as a diff while a change to a configured
-//! value does. `computed_fields` names paths whose differences are ignored.
+//! value does. `computed_fields` names paths whose differences are ignored. A Secret's
+//! values never show in `object` (see [`secret`]).
+
+mod secret;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,8 +25,9 @@ use serde_json::{Map, Value as Json};
 use crate::context::Context;
 use crate::discovery::DiscoveryError;
 use crate::guard::{self, Check};
-use crate::lifecycle::{self, diag};
+use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::objects::{self, Manager, Target};
+use crate::ownership::Ownership;
 use crate::{metadata, plan, timeouts};
 
 const DEFAULT_FIELD_MANAGER: &str = "Terraform";
@@ -177,7 +181,7 @@ fn matches(object: &Json, manifest: &Json, computed_fields: &[String]) -> bool {
 
 /// What a manifest value (or a live object) becomes in state as `object`.
 fn object_value(live: &Json, manifest: &Json) -> Value {
-    Value::from_json(&project(live, manifest))
+    Value::from_json(&secret::redact(project(live, manifest), live, manifest))
 }
 
 /// A live object as the manifest a user would write for it: no status, no server
@@ -219,6 +223,14 @@ fn computed_fields(value: &Value) -> Vec<String> {
     }
 }
 
+/// The field manager of a manifest's writes (`field_manager.name`).
+fn manager_of(value: &Value) -> &str {
+    single(value, "field_manager")
+        .get("name")
+        .as_str()
+        .unwrap_or(DEFAULT_FIELD_MANAGER)
+}
+
 /// The first element of a list block (`Null` when absent).
 fn single<'a>(value: &'a Value, block: &str) -> &'a Value {
     value.get(block).elements().first().unwrap_or(&Value::Null)
@@ -246,7 +258,9 @@ impl Manifest {
         })
     }
 
+    /// The state for a live object; fields other managers own never show.
     fn state_of(&self, live: &Json, prior: &Value) -> Value {
+        let live = &Ownership::of(live, manager_of(prior)).without_foreign(live);
         let manifest = prior.get("manifest").to_json();
         let mut state = prior.clone();
         state.set("object", object_value(live, &manifest));
@@ -290,8 +304,9 @@ impl Manifest {
             type_name: "kubernetes_manifest",
             import_id: &import_id,
             creating: req.prior_state.is_null(),
+            manager: manager_of(planned),
+            uid: None,
         };
-        lifecycle::write_guard(&conn.client, &target, &check, &req.planned_private, diagnostics).await?;
         let mut body = manifest.clone();
         if let Some(meta) = body.get_mut("metadata").and_then(Json::as_object_mut) {
             let labels = meta.entry("labels").or_insert_with(|| Json::Object(Map::new()));
@@ -299,14 +314,22 @@ impl Manifest {
                 labels.insert(ESTATE_LABEL.into(), Json::from(estate));
             }
         }
-        let fm = single(planned, "field_manager");
         let manager = Manager {
-            name: fm.get("name").as_str().unwrap_or(DEFAULT_FIELD_MANAGER),
-            force: fm.get("force_conflicts").as_bool().unwrap_or(false),
+            name: manager_of(planned),
+            force: single(planned, "field_manager")
+                .get("force_conflicts")
+                .as_bool()
+                .unwrap_or(false),
         };
-        let applied = objects::apply(&conn.client, &target, &body, &manager).await;
-        self.ctx.cache.invalidate();
-        let applied = applied.map_err(diag)?;
+        let manager_name = manager.name;
+        let write = GuardedWrite {
+            target: &target,
+            check: &check,
+            seen: &req.planned_private,
+            body: &body,
+            manager,
+        };
+        let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
         let state = plan::settle(planned, &self.state_of(&applied, planned));
         let operation = if req.prior_state.is_null() {
             "create"
@@ -322,7 +345,7 @@ impl Manifest {
                 diagnostics.push(e.into());
             }
         }
-        Ok((state, guard::fingerprint(Some(&applied))))
+        Ok((state, guard::fingerprint(Some(&applied), manager_name, b"")))
     }
 
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
@@ -337,6 +360,8 @@ impl Manifest {
             type_name: "kubernetes_manifest",
             import_id: &import_id,
             creating: false,
+            manager: manager_of(&req.prior_state),
+            uid: None,
         };
         let timeout = timeouts::of(&req.prior_state, "delete", DEFAULT_TIMEOUT);
         lifecycle::delete(&self.ctx, &conn.client, &target, &check, Some(timeout)).await
@@ -510,6 +535,9 @@ impl Resource for Manifest {
         if let Err(d) = Identity::of(&json) {
             out.push(d);
         }
+        if let Some(d) = secret::plan_output_warning(&json) {
+            out.push(d);
+        }
         if json
             .pointer("/metadata/labels")
             .and_then(|l| l.get(ESTATE_LABEL))
@@ -550,7 +578,7 @@ impl Resource for Manifest {
             }
             if !matches(
                 &prior.get("object").to_json(),
-                &desired,
+                &secret::expected(&desired, &prior.get("manifest").to_json()),
                 &computed_fields(&planned),
             ) {
                 planned.set("object", Value::unknown());
@@ -584,6 +612,8 @@ impl Resource for Manifest {
             type_name: &req.type_name,
             import_id: &import_id,
             creating: prior.is_none(),
+            manager: manager_of(&planned),
+            uid: None,
         };
         lifecycle::plan_guard(
             &self.ctx,
@@ -612,7 +642,8 @@ impl Resource for Manifest {
             Ok(identity) => Some(self.target(&conn.client, &identity).await.map_err(diag)?),
             Err(_) => None,
         };
-        lifecycle::refresh(&self.ctx, conn, target.as_ref(), req, |o, prior| {
+        let manager = manager_of(&req.current_state).to_string();
+        lifecycle::refresh(&self.ctx, conn, target.as_ref(), &manager, req, |o, prior| {
             self.state_of(o, prior)
         })
         .await
@@ -623,6 +654,7 @@ impl Resource for Manifest {
         let identity = Identity::parse_import_id(&req.id).map_err(diag)?;
         let target = self.target(&conn.client, &identity).await.map_err(diag)?;
         lifecycle::import(&conn.client, &target, req.type_name, |live| {
+            let live = &Ownership::of(live, DEFAULT_FIELD_MANAGER).without_foreign(live);
             let manifest = as_manifest(live);
             plan::conform(
                 &self.schema().block,

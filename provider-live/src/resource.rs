@@ -15,7 +15,7 @@ use serde_json::{Map, Value as Json};
 use crate::context::Context;
 use crate::guard::{self, Check};
 use crate::kind::{Kind, KindInfo};
-use crate::lifecycle::{self, diag};
+use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
 use crate::ownership::Ownership;
 use crate::{metadata, plan, timeouts};
@@ -153,21 +153,17 @@ impl<K: Kind> TypedResource<K> {
             Some(target) => {
                 let named = CheckTarget::of(&target);
                 let check = self.check(&named, conn.estate.as_str(), &req.type_name, &req.prior_state);
-                let manager = Manager {
-                    name: FIELD_MANAGER,
-                    force: true,
+                let write = GuardedWrite {
+                    target: &target,
+                    check: &check,
+                    seen: &req.planned_private,
+                    body: &body,
+                    manager: Manager {
+                        name: FIELD_MANAGER,
+                        force: true,
+                    },
                 };
-                let applied = lifecycle::guarded_apply(
-                    &self.ctx,
-                    client,
-                    &target,
-                    &check,
-                    &req.planned_private,
-                    &body,
-                    &manager,
-                    diagnostics,
-                )
-                .await?;
+                let applied = lifecycle::guarded_apply(&self.ctx, client, write, diagnostics).await?;
                 match stray_keys(&body, &applied) {
                     Some(patch) => objects::merge_patch(client, &target, &patch)
                         .await

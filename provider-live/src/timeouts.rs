@@ -50,18 +50,29 @@ pub fn validate(resource: &Value) -> Vec<Diagnostic> {
         .filter_map(|(op, v)| {
             let text = v.as_str()?;
             let err = parse(text).err()?;
-            Some(Diagnostic::error("Invalid timeout", err.to_string()).at(path.clone().attribute(op)))
+            Some(
+                Diagnostic::error("Invalid timeout", format!("timeouts.{op}: {err}"))
+                    .at(path.clone().attribute(op)),
+            )
         })
         .collect()
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("{0:?} is not a duration: use a number with a unit, e.g. \"30s\", \"5m\" or \"1h30m\"")]
-pub struct DurationError(String);
+/// The longest duration Go (and so hashicorp/kubernetes) can hold: 2^63-1 nanoseconds,
+/// about 292 years. Beyond it a deadline would overflow the clock.
+const MAX_SECONDS: f64 = i64::MAX as f64 / 1e9;
 
-/// Parses a Go duration of whole or fractional h, m, s, ms units.
+#[derive(Debug, thiserror::Error)]
+pub enum DurationError {
+    #[error("{0:?} is not a duration: use a number with a unit, e.g. \"30s\", \"5m\" or \"1h30m\"")]
+    Malformed(String),
+    #[error("{0:?} is too long: a timeout can be at most 2562047h (about 292 years)")]
+    TooLong(String),
+}
+
+/// Parses a Go duration of whole or fractional h, m, s, ms, us, ns units.
 pub fn parse(text: &str) -> Result<Duration, DurationError> {
-    let bad = || DurationError(text.to_string());
+    let bad = || DurationError::Malformed(text.to_string());
     let mut rest = text.trim();
     if rest.is_empty() {
         return Err(bad());
@@ -80,13 +91,19 @@ pub fn parse(text: &str) -> Result<Duration, DurationError> {
             "h" => 3600.0,
             "m" => 60.0,
             "s" => 1.0,
-            "ms" => 0.001,
+            "ms" => 1e-3,
+            "us" | "µs" => 1e-6,
+            "ns" => 1e-9,
             _ => return Err(bad()),
         };
         total += number * seconds;
         rest = &rest[unit_len..];
     }
-    Ok(Duration::from_secs_f64(total))
+    // Checked, not Duration::from_secs_f64, which panics beyond u64 seconds.
+    if total > MAX_SECONDS {
+        return Err(DurationError::TooLong(text.to_string()));
+    }
+    Duration::try_from_secs_f64(total).map_err(|_| bad())
 }
 
 /// A wait that ran out of time.
@@ -123,6 +140,50 @@ mod tests {
         assert!(parse("5").is_err());
         assert!(parse("5 minutes").is_err());
         assert!(parse("").is_err());
+        assert_eq!(parse("1500ms").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse("2562047h").unwrap(), Duration::from_secs(2562047 * 3600));
+    }
+
+    #[test]
+    fn absurd_durations_are_errors_not_panics() {
+        for text in ["99999999999999999999h", "2562048h", "1e400s", "1e30h"] {
+            let err = parse(text).unwrap_err();
+            assert!(
+                matches!(err, DurationError::TooLong(_) | DurationError::Malformed(_)),
+                "{text}: {err:?}"
+            );
+        }
+        assert!(matches!(
+            parse("99999999999999999999h"),
+            Err(DurationError::TooLong(_))
+        ));
+        // Through the resource: a validation error at the attribute, naming what is wrong;
+        // the value itself falls back to the default instead of crashing the plugin.
+        for (block, path) in [
+            (
+                Value::object([("create", Value::string("99999999999999999999h"))]),
+                "timeouts.create",
+            ),
+            (
+                Value::List(vec![Value::object([(
+                    "create",
+                    Value::string("99999999999999999999h"),
+                )])]),
+                "timeouts[0].create",
+            ),
+        ] {
+            let r = Value::object([("timeouts", block)]);
+            let d = validate(&r);
+            assert_eq!(d.len(), 1, "{d:?}");
+            assert_eq!(d[0].attribute.as_ref().unwrap().to_string(), path);
+            assert!(
+                d[0].detail
+                    .starts_with("timeouts.create: \"99999999999999999999h\" is too long"),
+                "{}",
+                d[0].detail
+            );
+            assert_eq!(of(&r, "create", Duration::from_secs(7)), Duration::from_secs(7));
+        }
     }
 
     #[test]

@@ -249,8 +249,14 @@ impl OutputsResource {
                 .delete::<Secret>(secret.metadata.name.as_deref().unwrap_or_default())
                 .await?;
         }
-        store.put_grants(None).await?;
-        store.delete_namespace_if_unused().await?;
+        // Readers granted keep their grant, and so the namespace: their gets then find no
+        // Secret and tell them "not recorded". Deleting the namespace would take the grant
+        // with it, and a reader that may not look at namespaces could only be told "refused"
+        // (RBAC answers before the lookup). Applying `readers = []` first removes both.
+        if store.get::<RoleBinding>(GRANT_NAME).await?.is_none() {
+            store.put_grants(None).await?;
+            store.delete_namespace_if_unused().await?;
+        }
         Ok(())
     }
 
@@ -375,7 +381,9 @@ impl Resource for OutputsResource {
                 "Identities that may read these outputs, e.g. `[{ kind = \"User\", name = \"app-planner\" }, \
                  { kind = \"ServiceAccount\", name = \"ci\", namespace = \"tools\" }]` (kind is User, Group \
                  or ServiceAccount). They get one Role with `get` on exactly these Secrets by name (no \
-                 `list`), and its RoleBinding.",
+                 `list`), and its RoleBinding. A destroy keeps that grant (and the namespace) so readers \
+                 are told the outputs are not recorded rather than refused; apply `readers = []` before \
+                 the destroy to remove the namespace as well.",
             ))
             .attribute(Attribute::computed(
                 "serial",

@@ -12,7 +12,7 @@ use kube_estate::{Configured, connect};
 use kube_test_server::{Options, TestServer};
 use plugin_runtime::{
     ApplyRequest, DataSource, Diagnostic, Number, PlanRequest, ReadDataRequest, ReadRequest, Resource,
-    Severity, Value,
+    Severity, Type, Value, codec,
 };
 
 use crate::estate_outputs::EstateOutputs;
@@ -326,22 +326,31 @@ async fn record_refuse_grant_read_drift_and_destroy() {
         "the grant still matches the state"
     );
 
-    // Destroy removes Secrets, grants and the namespace; readers are then told.
-    let destroyed = resource
-        .apply(ApplyRequest {
-            type_name: "records_outputs".into(),
-            prior_state: state.clone(),
-            planned_state: Value::Null,
-            config: Value::Null,
-            planned_private: vec![],
-        })
-        .await;
-    assert!(destroyed.diagnostics.is_empty(), "{:?}", destroyed.diagnostics);
-    // Like a real cluster, the namespace goes through Terminating before it is gone.
-    let left = ns.get_opt(NS).await.unwrap();
-    assert!(left.is_none_or(|n| n.metadata.deletion_timestamp.is_some()));
+    // Destroy removes the Secrets; the readers' grant stays, and so the namespace, so a
+    // granted reader's gets find nothing (404) and it is told "not recorded".
+    let destroy = |prior: Value| {
+        let resource = &resource;
+        async move {
+            let destroyed = resource
+                .apply(ApplyRequest {
+                    type_name: "records_outputs".into(),
+                    prior_state: prior,
+                    planned_state: Value::Null,
+                    config: Value::Null,
+                    planned_private: vec![],
+                })
+                .await;
+            assert!(destroyed.diagnostics.is_empty(), "{:?}", destroyed.diagnostics);
+        }
+    };
+    destroy(state.clone()).await;
+    assert!(secrets.list(&Default::default()).await.unwrap().items.is_empty());
+    assert!(roles.get_opt("tofu-records-readers").await.unwrap().is_some());
+    let kept = ns.get(NS).await.unwrap();
+    assert!(kept.metadata.deletion_timestamp.is_none());
     let gone = read_outputs(&data, Some(&["gateway_host"])).await.unwrap_err();
     assert_eq!(gone.summary, "Outputs of estate \"network\" are not recorded");
+    assert!(gone.detail.contains("\"gateway_host\""), "{}", gone.detail);
     let mut with_defaults = data_config(Some(&["gateway_host"]));
     with_defaults.set(
         "defaults",
@@ -359,7 +368,7 @@ async fn record_refuse_grant_read_drift_and_destroy() {
         &Value::object([("gateway_host", Value::string("fallback"))])
     );
     assert!(defaulted.diagnostics.is_empty());
-    // An identity that may not even look at namespaces cannot be told more than "refused".
+    // An identity never granted, that may not even look at namespaces, is refused.
     let still_refused = read_outputs(&EstateOutputs::new(outsider), Some(&["gateway_host"]))
         .await
         .unwrap_err();
@@ -368,7 +377,6 @@ async fn record_refuse_grant_read_drift_and_destroy() {
         "{}",
         still_refused.detail
     );
-    assert!(gone.detail.contains("\"gateway_host\""), "{}", gone.detail);
     let network_reader = EstateOutputs::new(network.clone());
     let gone = read_outputs(&network_reader, None).await.unwrap_err();
     assert!(
@@ -377,6 +385,22 @@ async fn record_refuse_grant_read_drift_and_destroy() {
         "{}",
         gone.detail
     );
+
+    // Recording again reuses the namespace; without readers, a destroy removes it all.
+    let state = apply(
+        &resource,
+        &Value::Null,
+        resource_config(values.clone(), Value::Null, Value::Null),
+    )
+    .await;
+    assert_eq!(state.get("serial"), &Value::int(1));
+    assert!(roles.get_opt("tofu-records-readers").await.unwrap().is_none());
+    destroy(state).await;
+    // Like a real cluster, the namespace goes through Terminating before it is gone.
+    let left = ns.get_opt(NS).await.unwrap();
+    assert!(left.is_none_or(|n| n.metadata.deletion_timestamp.is_some()));
+    let gone = read_outputs(&data, Some(&["gateway_host"])).await.unwrap_err();
+    assert_eq!(gone.summary, "Outputs of estate \"network\" are not recorded");
 
     // Recording again right away waits for the old namespace to finish terminating.
     let state = apply(
@@ -462,4 +486,68 @@ async fn a_record_stripped_of_its_labels_is_taken_back() {
     assert_eq!(repaired.get("serial"), &Value::int(2));
     let labels = secrets.get("output-a").await.unwrap().metadata.labels.unwrap();
     assert_eq!(labels["tofu-estate"], "network");
+}
+
+#[tokio::test]
+async fn outputs_keep_the_exact_types_the_engine_sent() {
+    let server = TestServer::start(Options::default());
+    let network = configured(&server, "network", server.admin_token()).await;
+    let admin = network.get().unwrap().client.clone();
+    let resource = OutputsResource::new(network.clone());
+    let data = EstateOutputs::new(network);
+
+    // `values = { ids = var.ids, m = var.m, e = tomap({}), s = var.s, n = var.n, mixed = {...} }`
+    // as the runtime decodes it: each value with the type the engine sent.
+    let ty = Type::object([
+        ("ids", Type::list(Type::String)),
+        ("m", Type::map(Type::String)),
+        ("e", Type::map(Type::Dynamic)),
+        ("s", Type::set(Type::String)),
+        ("n", Type::String),
+        (
+            "mixed",
+            Type::object([("a", Type::Number), ("b", Type::list(Type::Bool))]),
+        ),
+    ]);
+    let values = Value::typed(
+        &ty,
+        Value::object([
+            ("ids", Value::List(vec![])),
+            ("m", Value::Null),
+            ("e", Value::Map(BTreeMap::new())),
+            ("s", Value::Set(vec![])),
+            ("n", Value::Null),
+            (
+                "mixed",
+                Value::object([("a", Value::int(1)), ("b", Value::List(vec![]))]),
+            ),
+        ]),
+    );
+    let state = apply(
+        &resource,
+        &Value::Null,
+        resource_config(values.clone(), Value::Null, Value::Null),
+    )
+    .await;
+    let schema = resource.schema().value_type();
+    let wire = codec::encode_msgpack(&state, &schema).unwrap();
+    let back = codec::decode_msgpack(&wire, &schema).unwrap();
+    assert_eq!(back, state, "the state goes to the engine as it came");
+    assert_eq!(back.get("values").infer_type(), ty);
+    assert_eq!(
+        refresh(&resource, &state).await,
+        state,
+        "the records read back are what the state says"
+    );
+
+    // Each record carries the exact type, and a reader gets exactly that type back.
+    let secrets: Api<Secret> = Api::namespaced(admin, NS);
+    let ids = secrets.get("output-ids").await.unwrap();
+    assert_eq!(ids.data.unwrap()["type"].0, br#"["list","string"]"#);
+    let (read, _) = read_outputs(&data, None).await.unwrap();
+    assert_eq!(read.get("values").infer_type(), ty);
+    let schema = data.schema().value_type();
+    let wire = codec::encode_msgpack(&read, &schema).unwrap();
+    let read_back = codec::decode_msgpack(&wire, &schema).unwrap();
+    assert_eq!(read_back.get("values"), &values);
 }

@@ -83,6 +83,7 @@ impl Store {
                     return Err(ApiError::Conflict {
                         object: self.namespace_ref(),
                         message: format!("the namespace is still terminating after {}s", waited.as_secs()),
+                        fields: Vec::new(),
                     });
                 }
                 Some(_) => {
@@ -158,6 +159,7 @@ impl Store {
                             return Err(ApiError::Conflict {
                                 object,
                                 message: "the object was deleted while being created".into(),
+                                fields: Vec::new(),
                             });
                         }
                     },

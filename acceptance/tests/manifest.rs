@@ -1,0 +1,190 @@
+//! `kubernetes_manifest` edges with the real engine: a Secret's values, marked sensitive in the
+//! configuration, never show in a plan, a saved plan's `show` or the state's `show` (the
+//! provider's `object` holds only markers), while changes still plan and apply; a field
+//! another manager owns stops the apply with that manager's name, the field and
+//! `force_conflicts`, which then takes it over.
+
+use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::{Cluster, EngineOutput};
+
+/// Standard base64 of `text`, as the API stores Secret data.
+fn base64_of(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+/// Engine output with the diagnostic boxes and line wrapping taken out.
+fn flat(out: &EngineOutput) -> String {
+    out.combined()
+        .replace(['│', '╷', '╵'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Secret `db` in `ns` with `password` in `data` and `user` in `stringData`, both marked
+/// sensitive, and labels `labels`.
+fn secret_manifest(ns: &str, password: &str, user: &str, labels: &str) -> String {
+    format!(
+        "resource \"kubernetes_manifest\" \"db\" {{\n  manifest = {{\n    apiVersion = \"v1\"\n    \
+         kind       = \"Secret\"\n    metadata = {{\n      name      = \"db\"\n      namespace = {}\n      \
+         labels    = {labels}\n    }}\n    data       = {{ password = base64encode(sensitive({})) }}\n    \
+         stringData = {{ user = sensitive({}) }}\n  }}\n}}\n",
+        quote(ns),
+        quote(password),
+        quote(user),
+    )
+}
+
+/// Neither `values` nor their base64 appear in `out`.
+fn assert_hidden(what: &str, out: &EngineOutput, values: &[&str]) {
+    for value in values {
+        for text in [value.to_string(), base64_of(value)] {
+            assert!(
+                !out.stdout.contains(&text) && !out.stderr.contains(&text),
+                "{what} shows {text:?}:\n{out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn secret_values_never_show_in_plans_or_state_yet_changes_plan_and_apply() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "msec");
+    let estate = unique_name("est");
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    let password = format!("pw-{}", unique_name("hunter"));
+    let user = format!("user-{}", unique_name("admin"));
+    let drifted = format!("dr-{}", unique_name("drift"));
+    let secrets = [password.as_str(), user.as_str(), drifted.as_str()];
+    work.write(&secret_manifest(ns, &password, &user, "{ app = \"db\" }"));
+
+    // The warning says what only the configuration can hide.
+    let out = work.run(&["validate"]);
+    assert!(out.success(), "validate:\n{out}");
+    assert!(
+        flat(&out).contains("Secret values in a manifest show in plans unless marked sensitive"),
+        "{out}"
+    );
+
+    // Plan, saved plan, apply, state: the values show nowhere.
+    let plan_file = work.path().join("create.tfplan");
+    let out_arg = format!("-out={}", plan_file.display());
+    let out = work.run(&["plan", "-input=false", &out_arg]);
+    assert!(out.success(), "plan:\n{out}");
+    assert_hidden("the plan", &out, &secrets);
+    let out = work.run(&["show", &plan_file.to_string_lossy()]);
+    assert!(out.success(), "show of the saved plan:\n{out}");
+    assert_hidden("show of the saved plan", &out, &secrets);
+    let out = work.run(&["apply", "-input=false", &plan_file.to_string_lossy()]);
+    assert!(out.success(), "apply of the saved plan:\n{out}");
+    assert_hidden("the apply", &out, &secrets);
+    let live = cluster.get_json(&["secret", "db", "-n", ns]);
+    assert_eq!(live["data"]["password"], base64_of(&password).as_str());
+    assert_eq!(live["data"]["user"], base64_of(&user).as_str());
+    let out = work.run(&["show"]);
+    assert!(out.success(), "show:\n{out}");
+    assert!(out.stdout.contains("kubernetes_manifest.db"), "{out}");
+    assert_hidden("show of the state", &out, &secrets);
+
+    // Settled: nothing to do (stringData included, which the server keeps in data).
+    let out = work.plan_exit();
+    assert_eq!(out.code, 0, "a plan right after apply is not empty:\n{out}");
+    assert_hidden("the settled plan", &out, &secrets);
+
+    // A change elsewhere in the manifest: the prior object in the diff shows no values.
+    work.write(&secret_manifest(
+        ns,
+        &password,
+        &user,
+        "{ app = \"db\", tier = \"data\" }",
+    ));
+    let out = work.plan_exit();
+    assert_eq!(out.code, 2, "a label change plans nothing:\n{out}");
+    assert_hidden("the update plan", &out, &secrets);
+    let out = work.apply_ok("label change");
+    assert_hidden("the update", &out, &secrets);
+
+    // A value changed by another manager (kubectl): whatever the plan makes of it, it shows
+    // neither the old value nor the new one.
+    let patch = format!(r#"{{"data":{{"password":"{}"}}}}"#, base64_of(&drifted));
+    let patched = cluster.kubectl(&["patch", "secret", "db", "-n", ns, "--type", "merge", "-p", &patch]);
+    assert!(patched.success(), "kubectl patch:\n{patched}");
+    let out = work.run(&["plan", "-input=false"]);
+    assert!(out.success(), "plan after kubectl's change:\n{out}");
+    assert_hidden("the plan after kubectl's change", &out, &secrets);
+}
+
+/// ConfigMap `shared` in `ns` with `data.a = a`, forcing conflicts when `force`.
+fn shared_manifest(ns: &str, a: &str, force: bool) -> String {
+    let field_manager = if force {
+        "  field_manager {\n    force_conflicts = true\n  }\n"
+    } else {
+        ""
+    };
+    format!(
+        "resource \"kubernetes_manifest\" \"shared\" {{\n  manifest = {{\n    apiVersion = \"v1\"\n    \
+         kind       = \"ConfigMap\"\n    metadata = {{\n      name      = \"shared\"\n      namespace = {}\n    \
+         }}\n    data = {{ a = {} }}\n  }}\n{field_manager}}}\n",
+        quote(ns),
+        quote(a),
+    )
+}
+
+#[test]
+fn a_field_another_manager_owns_is_named_with_its_manager_and_force_conflicts() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "mfld");
+    let estate = unique_name("est");
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    work.write(&shared_manifest(ns, "1", false));
+    work.apply_ok("create");
+
+    // Another team takes data.a with its own server-side apply.
+    let file = work.path().join("other-team.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: {ns}\ndata:\n  a: \"2\"\n"
+        ),
+    )
+    .expect("write the other team's manifest");
+    let taken = cluster.kubectl(&[
+        "apply",
+        "--server-side",
+        "--field-manager=other-team",
+        "--force-conflicts",
+        "-f",
+        &file.to_string_lossy(),
+    ]);
+    assert!(taken.success(), "kubectl apply --server-side:\n{taken}");
+
+    work.write(&shared_manifest(ns, "3", false));
+    let out = work.apply();
+    assert!(
+        !out.success(),
+        "apply over another manager's field succeeded:\n{out}"
+    );
+    let text = flat(&out);
+    assert!(text.contains("Field manager conflict"), "{out}");
+    assert!(
+        text.contains("\"other-team\""),
+        "the error does not name the manager:\n{out}"
+    );
+    assert!(
+        text.contains(".data.a"),
+        "the error does not name the field:\n{out}"
+    );
+    assert!(text.contains("force_conflicts = true"), "{out}");
+    assert!(!text.contains("since it was read"), "{out}");
+    let live = cluster.get_json(&["configmap", "shared", "-n", ns]);
+    assert_eq!(live["data"]["a"], "2", "the refused apply wrote");
+
+    work.write(&shared_manifest(ns, "3", true));
+    work.apply_ok("forced");
+    let live = cluster.get_json(&["configmap", "shared", "-n", ns]);
+    assert_eq!(live["data"]["a"], "3");
+}
