@@ -3,12 +3,17 @@
 //! mirror the engine installs the providers from.
 
 pub mod cluster;
+pub mod docs;
 pub mod engine;
+pub mod fuzz;
 pub mod hcl;
 pub mod mirror;
 pub mod paths;
 pub mod plugin_process;
 pub mod records_fixtures;
+pub mod registry;
+pub mod release;
+pub mod requests;
 pub mod scenario;
 
 pub use cluster::Cluster;

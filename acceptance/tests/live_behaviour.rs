@@ -5,7 +5,7 @@
 //! labels and annotations are kept exactly, the estate label is on every object but never in a
 //! plan, a bad estate fails validate, and a Secret's data never reaches output or logs.
 
-use acceptance::hcl::{LiveDir, ScratchNamespace, quote, string_map, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, quote, rollout_wait, string_map, unique_name};
 use acceptance::{Cluster, EngineOutput};
 use serde_json::Value;
 
@@ -149,8 +149,8 @@ fn stale_plan_is_refused_then_accepted_once_reverted() {
 }
 
 /// A Deployment `web` without `replicas` (an autoscaler owns them), with user labels and
-/// annotations, whose container sets env `REV`.
-fn web_deployment(ns: &str, rev: &str) -> String {
+/// annotations, whose container sets env `REV`; `wait` is [`rollout_wait`]'s line.
+fn web_deployment(ns: &str, rev: &str, wait: &str) -> String {
     format!(
         "resource \"kubernetes_deployment\" \"web\" {{\n  metadata {{\n    name        = \"web\"\n    \
          namespace   = {}\n    labels      = {{ app = \"web\", team = \"shop\" }}\n    \
@@ -158,7 +158,7 @@ fn web_deployment(ns: &str, rev: &str) -> String {
          selector {{\n      match_labels = {{ app = \"web\" }}\n    }}\n    template {{\n      metadata {{\n        \
          labels = {{ app = \"web\" }}\n      }}\n      spec {{\n        container {{\n          name  = \"web\"\n          \
          image = \"registry.k8s.io/pause:3.10\"\n          env {{\n            name  = \"REV\"\n            \
-         value = {}\n          }}\n        }}\n      }}\n    }}\n  }}\n}}\n",
+         value = {}\n          }}\n        }}\n      }}\n    }}\n  }}\n{wait}}}\n",
         quote(ns),
         quote(rev)
     )
@@ -171,7 +171,7 @@ fn fields_of_other_managers_never_become_diffs() {
     let estate = unique_name("est");
     let work = LiveDir::new(&estate, cluster.kubeconfig());
     let ns = ns.name.as_str();
-    work.write(&web_deployment(ns, "1"));
+    work.write(&web_deployment(ns, "1", rollout_wait(&cluster)));
     work.apply_ok("create");
 
     // User labels and annotations are exactly what was configured, plus the estate label.
@@ -216,7 +216,7 @@ fn fields_of_other_managers_never_become_diffs() {
     );
 
     // A change of ours leaves both alone.
-    work.write(&web_deployment(ns, "2"));
+    work.write(&web_deployment(ns, "2", rollout_wait(&cluster)));
     let out = work.apply_ok("update");
     assert!(out.stdout.contains("0 added, 1 changed, 0 destroyed"), "{out}");
     let live = cluster.get_json(&["deployment", "web", "-n", ns]);
@@ -365,4 +365,52 @@ fn bad_estate_fails_validate_and_v1_names_validate() {
     good.write(&config);
     let out = good.run(&["validate"]);
     assert!(out.success(), "validate of the _v1 names failed:\n{out}");
+}
+
+/// A `kubernetes_manifest` ConfigMap `typed` in `ns` whose annotations are `var.m`, a
+/// `map(string)` that is null unless set.
+fn typed_manifest(ns: &str) -> String {
+    format!(
+        "variable \"m\" {{\n  type    = map(string)\n  default = null\n}}\n\n\
+         resource \"kubernetes_manifest\" \"typed\" {{\n  manifest = {{\n    apiVersion = \"v1\"\n    \
+         kind       = \"ConfigMap\"\n    metadata = {{\n      name        = \"typed\"\n      \
+         namespace   = {}\n      annotations = var.m\n    }}\n    data = {{ k = \"v\" }}\n  }}\n}}\n",
+        quote(ns)
+    )
+}
+
+#[test]
+fn manifest_values_keep_their_types_a_null_map_plans_applies_and_settles() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "typed");
+    let estate = unique_name("est");
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    work.write(&typed_manifest(ns));
+
+    // A null map(string) inside the manifest goes back to the engine as one.
+    work.apply_ok("create with null annotations");
+    let live = cluster.get_json(&["configmap", "typed", "-n", ns]);
+    assert_eq!(live["data"]["k"], "v");
+    assert_eq!(live["metadata"]["labels"]["tofu-estate"], estate.as_str());
+    let state = work.state_values("kubernetes_manifest.typed");
+    assert_eq!(
+        state["manifest"]["metadata"]["annotations"],
+        Value::Null,
+        "{state}"
+    );
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 0, "the plan after apply is not empty:\n{plan}");
+
+    // The same map, set: applied, and settled again.
+    let set = ["-var", "m={note = \"kept\"}"];
+    let out = work.run(&[&["apply", "-auto-approve", "-input=false"][..], &set].concat());
+    assert!(out.success(), "apply with annotations:\n{out}");
+    let live = cluster.get_json(&["configmap", "typed", "-n", ns]);
+    assert_eq!(live["metadata"]["annotations"]["note"], "kept");
+    let plan = work.run(&[&["plan", "-input=false", "-detailed-exitcode"][..], &set].concat());
+    assert_eq!(plan.code, 0, "the plan after apply is not empty:\n{plan}");
+
+    let out = work.run(&["destroy", "-auto-approve", "-input=false"]);
+    assert!(out.success(), "destroy:\n{out}");
 }

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use acceptance::Cluster;
 use acceptance::records_fixtures::{
     BIG, Cleanup, ESTATE_LABEL, NESTED_JSON, PLAIN_OUTPUTS, Producer, Reader, SENSITIVE_OUTPUT, Workdir,
-    annotation, flat, kubectl_create, kubectl_ok, output_secrets, records_namespace, requests, secret_name,
-    snapshot, unique_tag,
+    annotation, flat, kubectl_create, kubectl_ok, output_secrets, records_namespace, secret_name, snapshot,
+    unique_tag,
 };
 use serde_json::{Value, json};
 
@@ -322,9 +322,7 @@ fn reading_needs_a_grant_by_name_costs_one_get_per_output_and_keeps_sensitive_va
     assert_eq!(subjects[0]["name"], "app-planner", "{bindings}");
 
     // The same plan now succeeds with k GETs for k names; the sensitive value stays hidden.
-    let counted_before = cluster.request_count();
-    let (out, plan) = tf_app.plan_json(&[]);
-    let counted_after = cluster.request_count();
+    let ((out, plan), counted) = cluster.count_requests(|| tf_app.plan_json(&[]));
     assert!(out.success(), "plan with the grant:\n{out}");
     let plan = plan.expect("a saved plan");
     assert_eq!(
@@ -358,28 +356,22 @@ fn reading_needs_a_grant_by_name_costs_one_get_per_output_and_keeps_sensitive_va
         "ConfigMap data.token not marked sensitive: {sensitive_data}"
     );
     assert_eq!(config_map["change"]["after"]["data"]["gateway"], GATEWAY_HOST);
-    match (counted_before, counted_after) {
-        (Some(before), Some(after)) => {
-            let gets = requests(&after, "app-planner", "get", "secrets")
-                - requests(&before, "app-planner", "get", "secrets");
-            let lists = requests(&after, "app-planner", "list", "secrets")
-                - requests(&before, "app-planner", "list", "secrets");
-            assert!(
-                gets <= names.len() as u64,
-                "{gets} GETs of secrets for {} names",
-                names.len()
-            );
-            assert!(gets > 0, "the plan read no Secret at all");
-            println!(
-                "a read of {} named outputs cost {gets} GETs of secrets",
-                names.len()
-            );
-            assert_eq!(lists, 0, "a read by name listed secrets");
-        }
-        _ => println!("note: a real cluster has no request counters: the GET count is not checked"),
-    }
+    // From the API server's /metrics: the plan ran alone, as the only client besides the
+    // control plane's own.
+    let gets = counted.get("GET", "secrets");
+    assert!(
+        gets <= names.len() as u64,
+        "{gets} GETs of secrets for {} names",
+        names.len()
+    );
+    assert!(gets > 0, "the plan read no Secret at all");
+    println!(
+        "a read of {} named outputs cost {gets} GETs of secrets",
+        names.len()
+    );
+    assert_eq!(counted.get("LIST", "secrets"), 0, "a read by name listed secrets");
 
-    // Destroyed: the grant went with the records; the reader is told they are not recorded.
+    // Destroyed: the outputs went (the grant stays); the reader is told they are not recorded.
     let out = tf_net.run(&["destroy", "-auto-approve"]);
     assert!(out.success(), "producer destroy:\n{out}");
     assert_eq!(output_secrets(&cluster, &producer), Vec::<Value>::new());
@@ -390,4 +382,172 @@ fn reading_needs_a_grant_by_name_costs_one_get_per_output_and_keeps_sensitive_va
         text.contains(&format!("Outputs of estate \"{producer}\" are not recorded")),
         "{out}"
     );
+}
+
+/// The producer of [`outputs_keep_the_exact_types_the_engine_sent`]: values whose content does
+/// not say their type (empty collections, typed nulls) beside an object of mixed types, and
+/// the values as its own output.
+fn typed_producer(estate: &str) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    records = {{ source = \"choudoufu/records\" }}\n  }}\n}}\n\
+         provider \"records\" {{\n  estate = \"{estate}\"\n}}\n\n\
+         variable \"ids\" {{\n  type    = list(string)\n  default = []\n}}\n\
+         variable \"m\" {{\n  type    = map(string)\n  default = {{}}\n}}\n\
+         variable \"s\" {{\n  type    = set(string)\n  default = []\n}}\n\
+         variable \"n\" {{\n  type    = string\n  default = null\n}}\n\
+         variable \"nm\" {{\n  type    = map(string)\n  default = null\n}}\n\n\
+         resource \"records_outputs\" \"this\" {{\n  values = {{\n    \
+           ids   = var.ids\n    m     = var.m\n    e     = tomap({{}})\n    s     = var.s\n    \
+           n     = var.n\n    nm    = var.nm\n    mixed = {{ a = 1, b = \"x\", c = [true] }}\n  }}\n}}\n\n\
+         output \"values\" {{\n  value = records_outputs.this.values\n}}\n"
+    )
+}
+
+/// The reader of [`outputs_keep_the_exact_types_the_engine_sent`]: every output, as one value
+/// and `ids` alone.
+fn typed_reader(estate: &str, producer: &str) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    records = {{ source = \"choudoufu/records\" }}\n  }}\n}}\n\
+         provider \"records\" {{\n  estate = \"{estate}\"\n}}\n\n\
+         data \"terraform_estate_outputs\" \"producer\" {{\n  provider = records\n  estate   = \"{producer}\"\n}}\n\n\
+         output \"values\" {{\n  value = data.terraform_estate_outputs.producer.values\n}}\n\
+         output \"ids\" {{\n  value = data.terraform_estate_outputs.producer.values.ids\n}}\n"
+    )
+}
+
+/// `output -json` of `engine`'s root module, parsed.
+fn outputs_json(engine: &acceptance::Engine) -> Value {
+    let out = engine.run(&["output", "-json"]);
+    assert!(out.success(), "output -json:\n{out}");
+    serde_json::from_str(&out.stdout).expect("output -json prints JSON")
+}
+
+#[test]
+fn outputs_keep_the_exact_types_the_engine_sent() {
+    use base64::Engine as _;
+
+    let cluster = Cluster::start();
+    let admin = cluster.kubeconfig().to_path_buf();
+    let tag = unique_tag();
+    let (producer, reader) = (format!("rec-{tag}-typed"), format!("rec-{tag}-reader"));
+    let mut cleanup = Cleanup::new(&cluster);
+    cleanup.add("namespace", &records_namespace(&producer));
+    let expected = json!(["object", {
+        "e": ["map", "dynamic"],
+        "ids": ["list", "string"],
+        "m": ["map", "string"],
+        "mixed": ["object", {"a": "number", "b": "string", "c": ["tuple", ["bool"]]}],
+        "n": "string",
+        "nm": ["map", "string"],
+        "s": ["set", "string"],
+    }]);
+
+    // An empty list(string), a null string, tomap({}), ... plan and apply as they are.
+    let net = Workdir::new();
+    net.write(&typed_producer(&producer));
+    let tf_net = net.engine(&admin);
+    let out = tf_net.init();
+    assert!(out.success(), "producer init:\n{out}");
+    let out = tf_net.run(&["apply", "-auto-approve", "-input=false"]);
+    assert!(out.success(), "producer apply:\n{out}");
+    let out = tf_net.run(&["plan", "-input=false", "-detailed-exitcode"]);
+    assert_eq!(out.code, 0, "the plan after apply is not empty:\n{out}");
+    assert_eq!(outputs_json(&tf_net)["values"]["type"], expected);
+
+    // Each record holds the type the engine sent, not one guessed from the value.
+    let recorded = by_name(output_secrets(&cluster, &producer));
+    let type_of = |output: &str| -> Value {
+        let secret = &recorded[&secret_name(output)];
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(secret["data"]["type"].as_str().unwrap_or_default())
+            .expect("base64 data");
+        serde_json::from_slice(&bytes).expect("type JSON")
+    };
+    assert_eq!(type_of("ids"), json!(["list", "string"]));
+    assert_eq!(type_of("nm"), json!(["map", "string"]));
+    assert_eq!(type_of("n"), json!("string"));
+    assert_eq!(type_of("s"), json!(["set", "string"]));
+
+    // Another estate reads every value with exactly that type.
+    let app = Workdir::new();
+    app.write(&typed_reader(&reader, &producer));
+    let tf_app = app.engine(&admin);
+    let out = tf_app.init();
+    assert!(out.success(), "reader init:\n{out}");
+    let out = tf_app.run(&["apply", "-auto-approve", "-input=false"]);
+    assert!(out.success(), "reader apply:\n{out}");
+    let read = outputs_json(&tf_app);
+    assert_eq!(read["values"]["type"], expected, "{read}");
+    assert_eq!(read["ids"]["type"], json!(["list", "string"]), "{read}");
+    assert_eq!(read["ids"]["value"], json!([]), "{read}");
+    assert_eq!(read["values"]["value"]["n"], Value::Null, "{read}");
+    let out = tf_app.run(&["plan", "-input=false", "-detailed-exitcode"]);
+    assert_eq!(out.code, 0, "the reader's plan after apply is not empty:\n{out}");
+
+    let out = tf_net.run(&["destroy", "-auto-approve", "-input=false"]);
+    assert!(out.success(), "producer destroy:\n{out}");
+}
+
+#[test]
+fn a_reader_that_may_not_see_namespaces_is_told_a_destroyed_estates_outputs_are_not_recorded() {
+    let cluster = Cluster::start();
+    let admin = cluster.kubeconfig().to_path_buf();
+    // `restricted` may do nothing but what the producer grants it: not even get namespaces.
+    let restricted = cluster.kubeconfig_for("restricted");
+    let tag = unique_tag();
+    let (producer, reader) = (format!("rec-{tag}-net"), format!("rec-{tag}-app"));
+    let records_ns = records_namespace(&producer);
+    let token = format!("tok-{tag}-secret");
+    let mut cleanup = Cleanup::new(&cluster);
+    cleanup.add("namespace", &records_ns);
+
+    let net = Workdir::new();
+    net.write(
+        &Producer {
+            estate: &producer,
+            gateway_host: GATEWAY_HOST,
+            token: &token,
+            readers: &["restricted"],
+        }
+        .main_tf(),
+    );
+    let tf_net = net.engine(&admin);
+    let out = tf_net.init();
+    assert!(out.success(), "producer init:\n{out}");
+    let out = tf_net.run(&["apply", "-auto-approve"]);
+    assert!(out.success(), "producer apply:\n{out}");
+
+    // The reader: the data source by name and one output, nothing else to read.
+    let app = Workdir::new();
+    app.write(&format!(
+        "terraform {{\n  required_providers {{\n    records = {{ source = \"choudoufu/records\" }}\n  }}\n}}\n\
+         provider \"records\" {{\n  estate = \"{reader}\"\n}}\n\
+         data \"terraform_estate_outputs\" \"producer\" {{\n  provider = records\n  \
+           estate   = \"{producer}\"\n  names    = [\"gateway_host\"]\n}}\n\
+         output \"gateway_host\" {{\n  value = data.terraform_estate_outputs.producer.values.gateway_host\n}}\n"
+    ));
+    let tf_app = app.engine(&restricted);
+    let out = tf_app.init();
+    assert!(out.success(), "reader init:\n{out}");
+    let out = tf_app.run(&["plan", "-input=false"]);
+    assert!(out.success(), "the granted reader's plan:\n{out}");
+    assert!(out.stdout.contains(GATEWAY_HOST), "{out}");
+
+    // Destroyed: the outputs go, the grant stays (and with it the namespace), so the reader's
+    // get finds nothing rather than being refused.
+    let out = tf_net.run(&["destroy", "-auto-approve"]);
+    assert!(out.success(), "producer destroy:\n{out}");
+    assert_eq!(output_secrets(&cluster, &producer), Vec::<Value>::new());
+    let out = tf_app.run(&["plan", "-input=false"]);
+    assert!(
+        !out.success(),
+        "reader plan after the producer was destroyed:\n{out}"
+    );
+    let text = flat(&out.combined());
+    assert!(
+        text.contains(&format!("Outputs of estate \"{producer}\" are not recorded")),
+        "{out}"
+    );
+    assert!(text.contains("\"gateway_host\""), "{out}");
+    assert!(!text.contains("may not read"), "{out}");
 }

@@ -38,4 +38,4 @@ pub use provider::{
 };
 pub use schema::{Attribute, Block, NestedBlock, Nesting, Schema};
 pub use types::Type;
-pub use value::{Number, Refinements, Value};
+pub use value::{Number, Refinements, Typed, Value};

@@ -18,6 +18,12 @@ pub trait Provider: Send + Sync + 'static {
     /// The provider block's schema.
     fn schema(&self) -> Schema;
 
+    /// The provider's version, logged when the plugin starts: `env!("CARGO_PKG_VERSION")` of
+    /// the provider's crate, so the version has one source, the workspace `Cargo.toml`.
+    fn version(&self) -> &'static str {
+        "unknown"
+    }
+
     /// Checks the provider block; values may still be unknown.
     fn validate_config(&self, _config: &Value) -> Diagnostics {
         Diagnostics::new()

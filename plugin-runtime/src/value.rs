@@ -2,8 +2,14 @@
 //!
 //! A [`Value`] is what cty calls a value; the [`Type`](crate::Type) that goes with it comes
 //! from the schema. Collections keep their kind (list, set, map, object, tuple) so a value
-//! read from the engine goes back with the same type, and a `dynamic` attribute can infer
-//! its wire type from the value alone ([`Value::infer_type`]).
+//! read from the engine goes back with the same type.
+//!
+//! A `dynamic` attribute has no type in the schema: the engine sends each value with its
+//! own, and expects exactly that type back. Most values say their type by their content
+//! ([`Value::infer_type`]), but a null, an empty collection or a map of nulls cannot tell
+//! `map(string)` from `object({})`. Those few places carry the type they were sent with
+//! ([`Value::Typed`], made by [`Value::typed`]), so a value goes back as it came, and a
+//! value taken out of it (an output, an attribute) still knows its type.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -26,6 +32,26 @@ pub enum Value {
     Map(BTreeMap<String, Value>),
     Object(BTreeMap<String, Value>),
     Tuple(Vec<Value>),
+    /// A value whose content does not say its type (a typed null, an empty list, ...),
+    /// with that type. Only [`Value::typed`] makes one; the accessors below look through it.
+    Typed(Typed),
+}
+
+/// A value with the type its content alone does not say: never `dynamic`, never nested.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Typed {
+    ty: Type,
+    value: Box<Value>,
+}
+
+impl Typed {
+    pub fn ty(&self) -> &Type {
+        &self.ty
+    }
+
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
 }
 
 /// What the engine already knows about an unknown value (msgpack extension 12).
@@ -180,13 +206,21 @@ impl Value {
         )
     }
 
+    /// `value` as a value of type `ty`: wherever its content would not say its type (a
+    /// typed null or unknown, an empty collection, ...) it is wrapped in [`Value::Typed`],
+    /// so that `infer_type` gives back exactly `ty`. Elsewhere nothing changes: resources
+    /// see the plain values they always did. A `dynamic` `ty` leaves `value` as it is.
+    pub fn typed(ty: &Type, value: Value) -> Value {
+        annotate(ty, value).0
+    }
+
     pub fn is_null(&self) -> bool {
-        matches!(self, Value::Null)
+        matches!(self.plain(), Value::Null)
     }
 
     /// True when this value itself is unknown (not looking inside collections).
     pub fn is_unknown(&self) -> bool {
-        matches!(self, Value::Unknown(_))
+        matches!(self.plain(), Value::Unknown(_))
     }
 
     /// True when neither this value nor anything inside it is unknown.
@@ -195,14 +229,32 @@ impl Value {
             Value::Unknown(_) => false,
             Value::List(v) | Value::Set(v) | Value::Tuple(v) => v.iter().all(Value::is_wholly_known),
             Value::Map(m) | Value::Object(m) => m.values().all(Value::is_wholly_known),
+            Value::Typed(t) => t.value.is_wholly_known(),
             _ => true,
         }
+    }
+
+    /// The value without the type a [`Value::Typed`] carries, for matching on its kind.
+    pub fn plain(&self) -> &Value {
+        match self {
+            Value::Typed(t) => &t.value,
+            other => other,
+        }
+    }
+
+    /// Drops a [`Value::Typed`] wrapper before a change inside it: a changed value's type
+    /// is inferred again from its content.
+    fn plain_mut(&mut self) -> &mut Value {
+        if let Value::Typed(t) = self {
+            *self = std::mem::take(&mut *t.value);
+        }
+        self
     }
 
     /// An object's attribute; `Null` for a missing attribute or a non-object.
     pub fn get(&self, name: &str) -> &Value {
         static NULL: Value = Value::Null;
-        match self {
+        match self.plain() {
             Value::Object(m) | Value::Map(m) => m.get(name).unwrap_or(&NULL),
             _ => &NULL,
         }
@@ -210,7 +262,7 @@ impl Value {
 
     /// Mutable access to an object's attribute (inserted as null when missing).
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
-        match self {
+        match self.plain_mut() {
             Value::Object(m) | Value::Map(m) => Some(m.entry(name.to_string()).or_insert(Value::Null)),
             _ => None,
         }
@@ -218,27 +270,27 @@ impl Value {
 
     /// Sets an object's attribute; no effect on a non-object.
     pub fn set(&mut self, name: &str, value: Value) {
-        if let Value::Object(m) | Value::Map(m) = self {
+        if let Value::Object(m) | Value::Map(m) = self.plain_mut() {
             m.insert(name.to_string(), value);
         }
     }
 
     pub fn as_str(&self) -> Option<&str> {
-        match self {
+        match self.plain() {
             Value::String(s) => Some(s),
             _ => None,
         }
     }
 
     pub fn as_bool(&self) -> Option<bool> {
-        match self {
+        match self.plain() {
             Value::Bool(b) => Some(*b),
             _ => None,
         }
     }
 
     pub fn as_i64(&self) -> Option<i64> {
-        match self {
+        match self.plain() {
             Value::Number(n) => n.as_i64(),
             _ => None,
         }
@@ -246,7 +298,7 @@ impl Value {
 
     /// Elements of a list, set or tuple; empty for anything else (null included).
     pub fn elements(&self) -> &[Value] {
-        match self {
+        match self.plain() {
             Value::List(v) | Value::Set(v) | Value::Tuple(v) => v,
             _ => &[],
         }
@@ -254,45 +306,28 @@ impl Value {
 
     /// Entries of a map or object; `None` for anything else.
     pub fn entries(&self) -> Option<&BTreeMap<String, Value>> {
-        match self {
+        match self.plain() {
             Value::Map(m) | Value::Object(m) => Some(m),
             _ => None,
         }
     }
 
-    /// The type a `dynamic` attribute sends on the wire for this value. Lists and sets
-    /// whose elements disagree in type, and empty ones, fall back to tuples; unknown and
-    /// null values are `dynamic`.
+    /// The type a `dynamic` attribute sends on the wire for this value: the type it was
+    /// sent with where it carries one. Otherwise lists and sets whose elements disagree in
+    /// type, and empty ones, fall back to tuples, maps to objects; untyped unknown and null
+    /// values are `dynamic`.
     pub fn infer_type(&self) -> Type {
         match self {
             Value::Null | Value::Unknown(_) => Type::Dynamic,
             Value::Bool(_) => Type::Bool,
             Value::Number(_) => Type::Number,
             Value::String(_) => Type::String,
-            Value::List(v) | Value::Set(v) => {
-                let types: Vec<Type> = v.iter().map(Value::infer_type).collect();
-                match types.first() {
-                    Some(first) if types.iter().all(|t| t == first) && *first != Type::Dynamic => {
-                        if matches!(self, Value::List(_)) {
-                            Type::list(first.clone())
-                        } else {
-                            Type::set(first.clone())
-                        }
-                    }
-                    _ => Type::Tuple(types),
-                }
-            }
+            Value::List(v) => sequence_type(Type::list, v.iter().map(Value::infer_type).collect()),
+            Value::Set(v) => sequence_type(Type::set, v.iter().map(Value::infer_type).collect()),
             Value::Tuple(v) => Type::Tuple(v.iter().map(Value::infer_type).collect()),
-            Value::Map(m) => {
-                let types: Vec<Type> = m.values().map(Value::infer_type).collect();
-                match types.first() {
-                    Some(first) if types.iter().all(|t| t == first) && *first != Type::Dynamic => {
-                        Type::map(first.clone())
-                    }
-                    _ => Type::Object(m.iter().map(|(k, v)| (k.clone(), v.infer_type())).collect()),
-                }
-            }
+            Value::Map(m) => map_type(m.iter().map(|(k, v)| (k.clone(), v.infer_type())).collect()),
             Value::Object(m) => Type::Object(m.iter().map(|(k, v)| (k.clone(), v.infer_type())).collect()),
+            Value::Typed(t) => t.ty.clone(),
         }
     }
 
@@ -302,6 +337,7 @@ impl Value {
         use serde_json::Value as J;
         match self {
             Value::Null | Value::Unknown(_) => J::Null,
+            Value::Typed(t) => t.value.to_json(),
             Value::Bool(b) => J::Bool(*b),
             Value::Number(n) => match n {
                 Number::Int(i) => J::from(*i),
@@ -335,6 +371,108 @@ impl Value {
             J::Array(a) => Value::Tuple(a.iter().map(Value::from_json).collect()),
             J::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect()),
         }
+    }
+}
+
+/// A list's or set's type from its elements' types (`wrap` makes the list or set type):
+/// a tuple unless they agree on one type that is not `dynamic`.
+fn sequence_type(wrap: fn(Type) -> Type, types: Vec<Type>) -> Type {
+    match types.first() {
+        Some(first) if *first != Type::Dynamic && types.iter().all(|t| t == first) => wrap(first.clone()),
+        _ => Type::Tuple(types),
+    }
+}
+
+/// A map's type from its entries' types: an object unless they agree on one type that is
+/// not `dynamic`.
+fn map_type(types: BTreeMap<String, Type>) -> Type {
+    let mut each = types.values();
+    match each.next() {
+        Some(first) if *first != Type::Dynamic && each.all(|t| t == first) => Type::map(first.clone()),
+        _ => Type::Object(types),
+    }
+}
+
+/// [`Value::typed`], returning the type the result infers beside it, so each level is
+/// inferred from its children's types instead of walking the whole value again.
+fn annotate(ty: &Type, value: Value) -> (Value, Type) {
+    if *ty == Type::Dynamic {
+        let inferred = value.infer_type();
+        return (value, inferred);
+    }
+    // An older type gives way to `ty`.
+    let plain = match value {
+        Value::Typed(t) => *t.value,
+        other => other,
+    };
+    let each = |types: &mut Vec<Type>, element: &Type, v: Value| {
+        let (v, t) = annotate(element, v);
+        types.push(t);
+        v
+    };
+    let (value, inferred) = match (ty, plain) {
+        (Type::List(e), Value::List(items)) => {
+            let mut types = Vec::with_capacity(items.len());
+            let items = items.into_iter().map(|v| each(&mut types, e, v)).collect();
+            (Value::List(items), sequence_type(Type::list, types))
+        }
+        (Type::Set(e), Value::Set(items)) => {
+            let mut types = Vec::with_capacity(items.len());
+            let items = items.into_iter().map(|v| each(&mut types, e, v)).collect();
+            (Value::Set(items), sequence_type(Type::set, types))
+        }
+        (Type::Tuple(elements), Value::Tuple(items)) if elements.len() == items.len() => {
+            let mut types = Vec::with_capacity(items.len());
+            let items = items
+                .into_iter()
+                .zip(elements)
+                .map(|(v, e)| each(&mut types, e, v))
+                .collect();
+            (Value::Tuple(items), Type::Tuple(types))
+        }
+        (Type::Map(e), Value::Map(entries)) => {
+            let mut types = BTreeMap::new();
+            let entries = entries
+                .into_iter()
+                .map(|(k, v)| {
+                    let (v, t) = annotate(e, v);
+                    types.insert(k.clone(), t);
+                    (k, v)
+                })
+                .collect();
+            (Value::Map(entries), map_type(types))
+        }
+        (Type::Object(attributes), Value::Object(entries)) => {
+            let mut types = BTreeMap::new();
+            let entries = entries
+                .into_iter()
+                .map(|(k, v)| {
+                    let (v, t) = match attributes.get(&k) {
+                        Some(a) => annotate(a, v),
+                        None => {
+                            let t = v.infer_type();
+                            (v, t)
+                        }
+                    };
+                    types.insert(k.clone(), t);
+                    (k, v)
+                })
+                .collect();
+            (Value::Object(entries), Type::Object(types))
+        }
+        (_, other) => {
+            let inferred = other.infer_type();
+            (other, inferred)
+        }
+    };
+    if inferred == *ty {
+        (value, inferred)
+    } else {
+        let typed = Typed {
+            ty: ty.clone(),
+            value: Box::new(value),
+        };
+        (Value::Typed(typed), ty.clone())
     }
 }
 

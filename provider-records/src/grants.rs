@@ -87,7 +87,7 @@ pub fn validate_readers(readers: &Value) -> Diagnostics {
         return diags;
     }
     let root = AttributePath::root("readers");
-    if !matches!(readers, Value::List(_) | Value::Tuple(_) | Value::Set(_)) {
+    if !matches!(readers.plain(), Value::List(_) | Value::Tuple(_) | Value::Set(_)) {
         diags.push(
             Diagnostic::error(
                 "Invalid readers",
@@ -129,7 +129,7 @@ fn parse_reader(entry: &Value, at: AttributePath) -> Result<Option<Reader>, Diag
     }
     let Some(fields) = entry
         .entries()
-        .filter(|_| matches!(entry, Value::Object(_) | Value::Map(_)))
+        .filter(|_| matches!(entry.plain(), Value::Object(_) | Value::Map(_)))
     else {
         return Err(Diagnostic::error(
             "Invalid reader",
@@ -381,5 +381,25 @@ mod tests {
             ("name", Value::string("x")),
         ])]);
         assert!(validate_readers(&partly_unknown).is_empty());
+    }
+
+    #[test]
+    fn typed_readers_validate_like_plain_ones() {
+        use plugin_runtime::Type;
+        // `readers = var.readers`, a list(object(...)): empty, or with a null namespace.
+        let entry = Type::object([
+            ("kind", Type::String),
+            ("name", Type::String),
+            ("namespace", Type::String),
+        ]);
+        let empty = Value::typed(&Type::list(entry.clone()), Value::List(vec![]));
+        assert!(validate_readers(&empty).is_empty());
+        assert_eq!(readers_of(&empty).unwrap(), []);
+        let mut user = reader("User", "a", None);
+        user.set("namespace", Value::Null);
+        let one = Value::typed(&Type::list(entry), Value::List(vec![user]));
+        assert!(one.elements()[0].get("namespace").is_null());
+        assert!(validate_readers(&one).is_empty());
+        assert_eq!(readers_of(&one).unwrap(), [Reader::User("a".into())]);
     }
 }

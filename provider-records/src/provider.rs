@@ -17,6 +17,10 @@ pub struct RecordsProvider {
 
 #[async_trait]
 impl Provider for RecordsProvider {
+    fn version(&self) -> &'static str {
+        env!("CARGO_PKG_VERSION")
+    }
+
     fn schema(&self) -> Schema {
         Schema::new(
             0,

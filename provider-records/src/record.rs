@@ -1,6 +1,7 @@
 //! The Secret format of one recorded output: its value as JSON beside its cty type, so a
 //! reader gets back exactly the type the producer recorded (a list stays a list, an object
-//! an object, a big integer every digit).
+//! an object, a big integer every digit, an empty `list(string)` or a null `map(string)`
+//! keeps that type). The type is the one the producer's engine sent with the value.
 //!
 //! A Secret `output-<name>` in `tofu-records-<estate>` holds `data.value` (the value as
 //! JSON; numbers that JSON cannot carry exactly are decimal strings) and `data.type` (cty
@@ -202,14 +203,17 @@ pub fn encode(value: &Value) -> Json {
         Value::Map(m) | Value::Object(m) => {
             Json::Object(m.iter().map(|(k, v)| (k.clone(), encode(v))).collect())
         }
+        Value::Typed(t) => encode(t.value()),
     }
 }
 
-/// The value recorded as `value_json` with type `type_json`.
+/// The value recorded as `value_json` with type `type_json`, carrying that type wherever
+/// its content does not say it (an empty list, a null), so it goes to the engine exactly
+/// as the producer's engine sent it.
 pub fn decode(value_json: &[u8], type_json: &[u8]) -> Result<Value, String> {
     let ty = Type::from_json_bytes(type_json).map_err(|e| e.to_string())?;
     let json: Json = serde_json::from_slice(value_json).map_err(|e| format!("value is not JSON: {e}"))?;
-    decode_typed(&json, &ty)
+    Ok(Value::typed(&ty, decode_typed(&json, &ty)?))
 }
 
 fn decode_typed(json: &Json, ty: &Type) -> Result<Value, String> {
@@ -319,6 +323,42 @@ mod tests {
         survives(Value::string_map([("k", "v")]));
         survives(Value::Tuple(vec![]));
         survives(Value::object(Vec::<(String, Value)>::new()));
+    }
+
+    #[test]
+    fn values_keep_the_exact_type_they_were_sent_with() {
+        let exact = |ty: Type, value: Value| {
+            let value = Value::typed(&ty, value);
+            survives(value.clone());
+            let data = data_of(&value);
+            assert_eq!(Type::from_json_bytes(&data["type"].0).unwrap(), ty);
+        };
+        exact(Type::list(Type::String), Value::List(vec![]));
+        exact(Type::set(Type::String), Value::Set(vec![]));
+        exact(Type::map(Type::String), Value::Map(BTreeMap::new()));
+        // tomap({}): a map of `dynamic`.
+        exact(Type::map(Type::Dynamic), Value::Map(BTreeMap::new()));
+        exact(Type::map(Type::String), Value::Null);
+        exact(Type::String, Value::Null);
+        exact(
+            Type::object([
+                ("ids", Type::list(Type::String)),
+                ("n", Type::Number),
+                ("tags", Type::map(Type::String)),
+            ]),
+            Value::object([
+                ("ids", Value::List(vec![])),
+                ("n", Value::int(1)),
+                ("tags", Value::Null),
+            ]),
+        );
+        exact(
+            Type::map(Type::list(Type::Number)),
+            Value::Map(BTreeMap::from([
+                ("a".to_string(), Value::List(vec![])),
+                ("b".to_string(), Value::List(vec![Value::int(1)])),
+            ])),
+        );
     }
 
     #[test]

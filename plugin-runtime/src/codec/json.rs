@@ -1,5 +1,6 @@
 //! cty's JSON encoding, as stored state (`UpgradeResourceState`) and `DynamicValue.json`
-//! carry it: a `dynamic` value is `{"value": .., "type": ..}`, numbers keep their text.
+//! carry it: a `dynamic` value is `{"value": .., "type": ..}` (its type kept on the decoded
+//! value, as msgpack's), numbers keep their text.
 //!
 //! A small parser of its own keeps number text exact (serde_json would round integers
 //! beyond 64 bits). Attributes that the current schema no longer has are dropped: stored
@@ -69,7 +70,7 @@ fn typed(json: &Json, ty: &Type) -> Result<Value, CodecError> {
                 return Err(CodecErrorKind::BadDynamic.into());
             };
             let actual = Type::from_json(&type_json.to_serde()).map_err(CodecErrorKind::from)?;
-            typed(value, &actual)
+            Ok(Value::typed(&actual, typed(value, &actual)?))
         }
         (Type::Dynamic, _) => Err(CodecErrorKind::BadDynamic.into()),
         // cty converts primitives into strings and back when the schema asks for them.

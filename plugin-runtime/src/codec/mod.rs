@@ -4,6 +4,10 @@
 //! state); the runtime answers msgpack. Neither encoding says on its own whether an array
 //! is a list, a set or a tuple, so every entry point takes the type from the schema.
 //! Malformed input is a [`CodecError`] naming the attribute path, never a panic.
+//!
+//! In a `dynamic` position the value comes with its own type; that exact type stays with
+//! the decoded value ([`Value::typed`]) and goes back on encode: the engine refuses a plan
+//! whose `map(string)` came back as an object, or whose empty `list(string)` as a tuple.
 
 mod json;
 mod msgpack;

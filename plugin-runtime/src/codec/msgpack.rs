@@ -1,5 +1,8 @@
 //! cty's msgpack encoding: null is nil, unknown is an extension value, a `dynamic`
 //! value is a `[type JSON, value]` pair, numbers are ints, floats or decimal strings.
+//!
+//! A pair's type is kept on the decoded value ([`Value::typed`]) and written back as it
+//! came, so the engine gets exactly the type it sent (a null `map(string)` stays one).
 
 use std::collections::BTreeMap;
 
@@ -147,7 +150,8 @@ impl<'a> Reader<'a> {
                     _ => return Err(CodecErrorKind::BadDynamic.into()),
                 };
                 let actual = Type::from_json_bytes(type_json).map_err(CodecErrorKind::from)?;
-                self.value(&actual, depth + 1)
+                let value = self.value(&actual, depth + 1)?;
+                Ok(Value::typed(&actual, value))
             }
             (Type::Dynamic, _) => Err(CodecErrorKind::BadDynamic.into()),
             (Type::String, Head::Str(b) | Head::Bin(b)) => Ok(Value::String(utf8(b)?.to_string())),
@@ -155,7 +159,9 @@ impl<'a> Reader<'a> {
             (Type::Number, Head::UInt(u)) => Ok(Value::Number(
                 i64::try_from(u).map_or_else(|_| Number::Decimal(u.to_string()), Number::Int),
             )),
-            (Type::Number, Head::Float(f)) => Ok(Value::Number(Number::from(f))),
+            // cty numbers are finite: NaN and infinities are not numbers.
+            (Type::Number, Head::Float(f)) if f.is_finite() => Ok(Value::Number(Number::from(f))),
+            (Type::Number, Head::Float(f)) => Err(CodecErrorKind::BadNumber(f.to_string()).into()),
             (Type::Number, Head::Str(b)) => {
                 let text = utf8(b)?;
                 let number = Number::parse(text).ok_or_else(|| CodecErrorKind::BadNumber(text.into()))?;
@@ -319,15 +325,19 @@ impl Reader<'_> {
 }
 
 fn write_value(out: &mut Vec<u8>, value: &Value, ty: &Type) -> Result<(), CodecError> {
-    match (value, ty) {
-        (Value::Null, _) => out.push(0xc0),
-        (Value::Unknown(_), _) => out.extend_from_slice(&PLAIN_UNKNOWN),
-        (_, Type::Dynamic) => {
-            let actual = value.infer_type();
+    if *ty == Type::Dynamic {
+        // The value's own type beside it: the one it was sent with, if it carries one.
+        let actual = value.infer_type();
+        if actual != Type::Dynamic {
             out.push(0x92);
             write_bin(out, &actual.to_json_bytes());
-            write_value(out, value, &actual)?;
+            return write_value(out, value, &actual);
         }
+    }
+    // Where the type is known, it decides; a carried type only matters in dynamic positions.
+    match (value.plain(), ty) {
+        (Value::Null, _) => out.push(0xc0),
+        (Value::Unknown(_), _) => out.extend_from_slice(&PLAIN_UNKNOWN),
         (Value::String(s), Type::String) => write_str(out, s),
         (Value::Number(n), Type::Number) => write_number(out, n),
         (Value::Bool(b), Type::Bool) => out.push(if *b { 0xc3 } else { 0xc2 }),
@@ -385,6 +395,7 @@ fn value_kind(value: &Value) -> &'static str {
         Value::Map(_) => "map",
         Value::Object(_) => "object",
         Value::Tuple(_) => "tuple",
+        Value::Typed(t) => value_kind(t.value()),
     }
 }
 
@@ -431,12 +442,18 @@ fn write_bin(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
+/// 2^63: doubles below it in magnitude (and -2^63) are exact i64 values when integral.
+const I64_RANGE: f64 = 9_223_372_036_854_775_808.0;
+
 /// Integers as msgpack ints, other exact floats as float64, the rest as decimal text:
 /// the same choice cty makes, so nothing is rounded on the way.
 fn write_number(out: &mut Vec<u8>, n: &Number) {
     match n {
         Number::Int(i) => write_int(out, *i),
-        Number::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => write_int(out, *f as i64),
+        // Every integral double in i64's range converts exactly (2^63 itself does not fit).
+        Number::Float(f) if f.fract() == 0.0 && (-I64_RANGE..I64_RANGE).contains(f) => {
+            write_int(out, *f as i64)
+        }
         Number::Float(f) => {
             out.push(0xcb);
             out.extend_from_slice(&f.to_bits().to_be_bytes());

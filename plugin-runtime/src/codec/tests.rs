@@ -436,3 +436,180 @@ fn dynamic_value_prefers_msgpack_then_json_then_null() {
         Value::Null
     );
 }
+
+/// A dynamic value as cty writes it: `[type JSON as bin, value]`.
+fn pair(type_json: &str, value: &[u8]) -> Vec<u8> {
+    let mut bytes = vec![0x92, 0xc4, type_json.len() as u8];
+    bytes.extend_from_slice(type_json.as_bytes());
+    bytes.extend_from_slice(value);
+    bytes
+}
+
+/// Decodes `bytes` as a dynamic value, checks it says `type_json` as its type and encodes
+/// back to the very same bytes; returns the value.
+fn keeps_its_type(bytes: &[u8], type_json: &str) -> Value {
+    let value = decode_msgpack(bytes, &Type::Dynamic).expect("decodes");
+    let ty = Type::from_json_bytes(type_json.as_bytes()).expect("a type");
+    assert_eq!(value.infer_type(), ty, "{value:?}");
+    assert_eq!(
+        encode_msgpack(&value, &Type::Dynamic).expect("encodes"),
+        bytes,
+        "{type_json} came back changed"
+    );
+    value
+}
+
+#[test]
+fn a_typed_null_keeps_its_type() {
+    let value = keeps_its_type(&pair(r#"["map","string"]"#, &[0xc0]), r#"["map","string"]"#);
+    assert!(matches!(&value, Value::Typed(t) if *t.ty() == Type::map(Type::String) && t.value().is_null()));
+    assert!(value.is_null());
+    assert_eq!(value.to_json(), serde_json::Value::Null);
+    keeps_its_type(&pair(r#""string""#, &[0xc0]), r#""string""#);
+    // A typed unknown stays typed too.
+    let unknown = keeps_its_type(
+        &pair(r#"["list","number"]"#, &[0xd4, 0, 0]),
+        r#"["list","number"]"#,
+    );
+    assert!(unknown.is_unknown() && !unknown.is_wholly_known());
+}
+
+#[test]
+fn empty_collections_keep_their_types() {
+    let list = keeps_its_type(&pair(r#"["list","string"]"#, &[0x90]), r#"["list","string"]"#);
+    assert_eq!(list.elements(), &[] as &[Value]);
+    keeps_its_type(&pair(r#"["set","string"]"#, &[0x90]), r#"["set","string"]"#);
+    // tomap({}) and toset([]): collections of `dynamic`.
+    let map = keeps_its_type(&pair(r#"["map","dynamic"]"#, &[0x80]), r#"["map","dynamic"]"#);
+    assert_eq!(map.entries().map(BTreeMap::len), Some(0));
+    keeps_its_type(&pair(r#"["set","dynamic"]"#, &[0x90]), r#"["set","dynamic"]"#);
+    keeps_its_type(&pair(r#"["map","string"]"#, &[0x80]), r#"["map","string"]"#);
+    // Non-empty ones need nothing carried: their content says their type.
+    let strings =
+        decode_msgpack(&pair(r#"["list","string"]"#, &[0x91, 0xa1, b'a']), &Type::Dynamic).expect("decodes");
+    assert_eq!(strings, Value::List(vec![Value::string("a")]));
+}
+
+#[test]
+fn objects_of_mixed_types_keep_each_attributes_type() {
+    // {ids: [] of string, m: null map(string), n: 1, s: "x", t: [true]}
+    let type_json = r#"["object",{"ids":["list","string"],"m":["map","string"],"n":"number","s":"string","t":["tuple",["bool"]]}]"#;
+    let mut value = vec![
+        0x85, 0xa3, b'i', b'd', b's', 0x90, 0xa1, b'm', 0xc0, 0xa1, b'n', 0x01,
+    ];
+    value.extend_from_slice(&[0xa1, b's', 0xa1, b'x', 0xa1, b't', 0x91, 0xc3]);
+    let object = keeps_its_type(&pair(type_json, &value), type_json);
+    // Taken out of the object, each attribute still knows its type.
+    assert_eq!(object.get("ids").infer_type(), Type::list(Type::String));
+    assert_eq!(object.get("m").infer_type(), Type::map(Type::String));
+    assert!(object.get("m").is_null());
+    assert_eq!(object.get("s").as_str(), Some("x"));
+    // Plain where the content says the type: resources match on it as always.
+    assert!(matches!(object, Value::Object(_)));
+    assert!(matches!(object.get("t"), Value::Tuple(_)));
+}
+
+#[test]
+fn nested_dynamic_values_keep_their_types() {
+    // An object type whose attribute is itself dynamic: a pair inside the pair.
+    let inner = pair(r#"["list","string"]"#, &[0x90]);
+    let mut value = vec![0x81, 0xa1, b'd'];
+    value.extend_from_slice(&inner);
+    let type_json = r#"["object",{"d":"dynamic"}]"#;
+    let outer = keeps_its_type(&pair(type_json, &value), type_json);
+    assert_eq!(outer.get("d").infer_type(), Type::list(Type::String));
+
+    // A dynamic attribute of a schema object, beside plain ones.
+    let ty = Type::object([("manifest", Type::Dynamic), ("id", Type::String)]);
+    let manifest_type =
+        r#"["object",{"metadata":["object",{"annotations":["map","string"],"name":"string"}]}]"#;
+    let mut manifest = vec![0x81, 0xa8];
+    manifest.extend_from_slice(b"metadata");
+    manifest.extend_from_slice(&[0x82, 0xab]);
+    manifest.extend_from_slice(b"annotations");
+    manifest.extend_from_slice(&[0xc0, 0xa4, b'n', b'a', b'm', b'e', 0xa1, b'x']);
+    let mut bytes = vec![0x82, 0xa2, b'i', b'd', 0xa1, b'i', 0xa8];
+    bytes.extend_from_slice(b"manifest");
+    bytes.extend_from_slice(&pair(manifest_type, &manifest));
+    let state = decode_msgpack(&bytes, &ty).expect("decodes");
+    assert_eq!(encode_msgpack(&state, &ty).expect("encodes"), bytes);
+    assert_eq!(
+        state.get("manifest").to_json(),
+        serde_json::json!({"metadata": {"annotations": null, "name": "x"}})
+    );
+}
+
+#[test]
+fn json_state_keeps_dynamic_types_for_msgpack() {
+    let ty = Type::object([("values", Type::Dynamic)]);
+    let state = br#"{"values": {
+        "value": {"ids": [], "m": {}, "s": [], "n": null, "mixed": {"a": 1, "b": "x"}},
+        "type": ["object", {"ids": ["list","string"], "m": ["map","string"], "s": ["set","string"],
+                 "n": "string", "mixed": ["object", {"a": "number", "b": "string"}]}]
+    }}"#;
+    let value = decode_json(state, &ty).expect("decodes");
+    let values = value.get("values");
+    assert_eq!(values.get("ids").infer_type(), Type::list(Type::String));
+    assert_eq!(values.get("m").infer_type(), Type::map(Type::String));
+    assert_eq!(values.get("s").infer_type(), Type::set(Type::String));
+    assert_eq!(values.get("n").infer_type(), Type::String);
+    let bytes = encode_msgpack(&value, &ty).expect("encodes");
+    let type_json = r#"["object",{"ids":["list","string"],"m":["map","string"],"mixed":["object",{"a":"number","b":"string"}],"n":"string","s":["set","string"]}]"#;
+    assert!(
+        bytes.windows(type_json.len()).any(|w| w == type_json.as_bytes()),
+        "the exact type is not on the wire: {}",
+        String::from_utf8_lossy(&bytes)
+    );
+    assert_eq!(decode_msgpack(&bytes, &ty).expect("decodes"), value);
+
+    // A typed null at the root of a dynamic attribute.
+    let null_map =
+        decode_json(br#"{"values": {"value": null, "type": ["map","string"]}}"#, &ty).expect("decodes");
+    assert!(null_map.get("values").is_null());
+    let bytes = encode_msgpack(&null_map, &ty).expect("encodes");
+    let mut expected = vec![0x81, 0xa6];
+    expected.extend_from_slice(b"values");
+    expected.extend_from_slice(&pair(r#"["map","string"]"#, &[0xc0]));
+    assert_eq!(bytes, expected);
+}
+
+#[test]
+fn changing_a_typed_value_infers_its_type_again() {
+    let mut map = Value::typed(&Type::map(Type::String), Value::Map(BTreeMap::new()));
+    assert_eq!(map.infer_type(), Type::map(Type::String));
+    map.set("k", Value::int(1));
+    assert_eq!(map.infer_type(), Type::map(Type::Number));
+    // Retyping replaces the old type; `dynamic` keeps the value as it is.
+    let list = Value::typed(&Type::list(Type::String), Value::List(vec![]));
+    let retyped = Value::typed(&Type::list(Type::Number), list.clone());
+    assert_eq!(retyped.infer_type(), Type::list(Type::Number));
+    assert_eq!(Value::typed(&Type::Dynamic, list.clone()), list);
+    // Values of different types differ even when their content is the same.
+    assert_ne!(list, Value::typed(&Type::list(Type::Number), Value::List(vec![])));
+}
+
+#[test]
+fn non_finite_floats_are_not_numbers() {
+    for f in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let mut bytes = vec![0xcb];
+        bytes.extend_from_slice(&f.to_bits().to_be_bytes());
+        assert!(matches!(
+            decode_msgpack(&bytes, &Type::Number).map_err(|e| e.kind),
+            Err(CodecErrorKind::BadNumber(_))
+        ));
+    }
+}
+
+#[test]
+fn integral_doubles_are_written_as_integers_like_cty() {
+    // The same number from JSON state (an integer) and from a double: the same bytes.
+    let big = -26_736_878_629_270_824i64;
+    let from_double = encode_msgpack(&Value::Number(Number::Float(big as f64)), &Type::Number);
+    assert_eq!(from_double, encode_msgpack(&Value::int(big), &Type::Number));
+    // 2^63 is beyond i64: it stays a double.
+    let two_63 = encode_msgpack(
+        &Value::Number(Number::Float(9.223_372_036_854_776e18)),
+        &Type::Number,
+    );
+    assert_eq!(two_63.expect("encodes")[0], 0xcb);
+}
