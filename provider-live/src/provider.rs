@@ -61,6 +61,10 @@ fn ignore_rules(config: &Value) -> Result<Ignore, Diagnostics> {
 
 #[async_trait]
 impl Provider for LiveProvider {
+    fn version(&self) -> &'static str {
+        env!("CARGO_PKG_VERSION")
+    }
+
     fn schema(&self) -> Schema {
         let block = kube_estate::provider_block(DESCRIPTION)
             .attribute(Attribute::optional(

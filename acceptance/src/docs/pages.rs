@@ -1,0 +1,195 @@
+//! One page per resource and data source type, and the index: the generated reference between
+//! hand-written parts (the index template, each type's example and import commands).
+
+use std::fmt::Write;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::catalog::{Kind, ProviderDoc, TypeDoc};
+use super::{DocsError, reference};
+use crate::mirror::VERSION;
+
+/// Where the hand-written parts live, relative to the workspace root.
+pub const INDEX_TEMPLATE: &str = "templates/index.md.tmpl";
+pub const EXAMPLES: &str = "examples";
+
+/// A generated page, its path relative to `docs/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// The page of one type, e.g. `resources/kubernetes_namespace.md`.
+pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc) -> Result<Page, DocsError> {
+    // An alias shows its type's example and import under its own name.
+    let canonical = doc.alias_of.as_deref().unwrap_or(&doc.type_name);
+    let rename = |text: String| rename_type(&text, canonical, &doc.type_name);
+    let example_file = match kind {
+        Kind::Resource => "resource.tf",
+        Kind::DataSource => "data-source.tf",
+    };
+    let example = rename(read_part(root, kind, canonical, example_file)?);
+    let description = &doc.schema.block.description;
+    let mut text = String::new();
+    let _ = write!(
+        text,
+        "---\npage_title: \"{name} {title} - {source}\"\nsubcategory: \"\"\ndescription: |-\n  {summary}\n---\n\n\
+         # {name} ({title})\n\n",
+        name = doc.type_name,
+        title = kind.title(),
+        source = provider.source(),
+        summary = first_paragraph(description),
+    );
+    if let Some(of) = &doc.alias_of {
+        let _ = write!(
+            text,
+            "Another name for [`{of}`]({of}.md), with the same schema and behaviour.\n\n"
+        );
+    }
+    let _ = write!(
+        text,
+        "{description}\n\n## Example Usage\n\n```terraform\n{}\n```\n\n{}",
+        example.trim_end(),
+        reference::render(&doc.schema.block, "##", ""),
+    );
+    if kind == Kind::Resource {
+        let commands = rename(read_part(root, kind, canonical, "import.sh")?);
+        text.push('\n');
+        text.push_str(&import_section(&commands));
+    }
+    Ok(Page {
+        path: PathBuf::from(kind.folder()).join(format!("{}.md", doc.type_name)),
+        text,
+    })
+}
+
+/// `index.md`: the template with its placeholders filled in: `{{ version }}`,
+/// `{{ reference "<provider>" }}` (the provider block's arguments) and `{{ types "<provider>" }}`
+/// (links to the provider's pages).
+pub fn index_page(root: &Path, providers: &[ProviderDoc]) -> Result<Page, DocsError> {
+    let path = root.join(INDEX_TEMPLATE);
+    let mut text = fs::read_to_string(&path).map_err(DocsError::io(&path))?;
+    text = text.replace("{{ version }}", VERSION);
+    for provider in providers {
+        let reference = reference::render(&provider.schema.block, "###", &format!("{}-", provider.name));
+        text = text.replace(
+            &format!("{{{{ reference \"{}\" }}}}", provider.name),
+            reference.trim_end(),
+        );
+        text = text.replace(
+            &format!("{{{{ types \"{}\" }}}}", provider.name),
+            type_links(provider).trim_end(),
+        );
+    }
+    if let Some(at) = text.find("{{") {
+        let placeholder = text[at..].lines().next().unwrap_or_default().to_string();
+        return Err(DocsError::Placeholder { path, placeholder });
+    }
+    Ok(Page {
+        path: PathBuf::from("index.md"),
+        text,
+    })
+}
+
+/// A hand-written part: `examples/<resources|data-sources>/<type>/<file>`.
+fn read_part(root: &Path, kind: Kind, type_name: &str, file: &str) -> Result<String, DocsError> {
+    let path = root.join(EXAMPLES).join(kind.folder()).join(type_name).join(file);
+    fs::read_to_string(&path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => DocsError::MissingPart {
+            type_name: type_name.to_string(),
+            path: path.clone(),
+        },
+        _ => DocsError::Io {
+            path: path.clone(),
+            source,
+        },
+    })
+}
+
+/// `## Import`: each `terraform import <address> <id>` line of `commands` as an `import` block
+/// (Terraform 1.5+) and as the command.
+fn import_section(commands: &str) -> String {
+    let mut blocks = String::new();
+    for line in commands.lines() {
+        let mut words = line.split_whitespace();
+        if let (Some("terraform"), Some("import"), Some(address), Some(id)) =
+            (words.next(), words.next(), words.next(), words.next())
+        {
+            let id = id.trim_matches(['\'', '"']);
+            let _ = write!(blocks, "import {{\n  to = {address}\n  id = \"{id}\"\n}}\n");
+        }
+    }
+    format!(
+        "## Import\n\nAn existing object is brought under management with an `import` block:\n\n\
+         ```terraform\n{}```\n\nor with the command:\n\n```shell\n{}\n```\n",
+        blocks,
+        commands.trim_end()
+    )
+}
+
+fn type_links(provider: &ProviderDoc) -> String {
+    let mut out = String::new();
+    for (kind, doc) in provider.types().filter(|(_, t)| t.alias_of.is_none()) {
+        let aliases: Vec<String> = provider
+            .resources
+            .iter()
+            .filter(|t| t.alias_of.as_deref() == Some(&doc.type_name))
+            .map(|t| format!("[`{0}`]({1}/{0}.md)", t.type_name, kind.folder()))
+            .collect();
+        let _ = write!(
+            out,
+            "- {} [`{1}`]({2}/{1}.md)",
+            kind.title(),
+            doc.type_name,
+            kind.folder()
+        );
+        if !aliases.is_empty() {
+            let _ = write!(out, " (also {})", aliases.join(", "));
+        }
+        let _ = writeln!(out, ": {}", first_paragraph(&doc.schema.block.description));
+    }
+    out
+}
+
+/// `text` with the type name `from` (as a whole word) replaced by `to`.
+fn rename_type(text: &str, from: &str, to: &str) -> String {
+    if from == to {
+        return text.to_string();
+    }
+    let word = regex::Regex::new(&format!(r"\b{}\b", regex::escape(from))).expect("a literal word pattern");
+    word.replace_all(text, to).into_owned()
+}
+
+/// The first paragraph of a description, on one line (the front matter's summary).
+fn first_paragraph(description: &str) -> String {
+    let paragraph = description.split("\n\n").next().unwrap_or_default();
+    paragraph.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renaming_touches_only_the_whole_type_name() {
+        let text = "resource \"kubernetes_secret\" \"a\" {}\n# kubernetes_secret_v1 kubernetes_secret.a";
+        assert_eq!(
+            rename_type(text, "kubernetes_secret", "kubernetes_secret_v1"),
+            "resource \"kubernetes_secret_v1\" \"a\" {}\n# kubernetes_secret_v1 kubernetes_secret_v1.a"
+        );
+    }
+
+    #[test]
+    fn import_commands_become_import_blocks() {
+        let section = import_section("terraform import kubernetes_namespace.shop shop\n");
+        assert!(
+            section.contains("import {\n  to = kubernetes_namespace.shop\n  id = \"shop\"\n}\n"),
+            "{section}"
+        );
+        assert!(
+            section.contains("```shell\nterraform import kubernetes_namespace.shop shop\n```"),
+            "{section}"
+        );
+    }
+}

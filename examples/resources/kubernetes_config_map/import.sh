@@ -1,0 +1,1 @@
+terraform import kubernetes_config_map.app shop/app-config

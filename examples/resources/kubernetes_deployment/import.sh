@@ -1,0 +1,1 @@
+terraform import kubernetes_deployment.web shop/web

@@ -1,0 +1,1 @@
+terraform import kubernetes_horizontal_pod_autoscaler_v2.web shop/web

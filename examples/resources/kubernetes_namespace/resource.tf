@@ -1,0 +1,8 @@
+resource "kubernetes_namespace" "shop" {
+  metadata {
+    name = "shop"
+    labels = {
+      team = "shop"
+    }
+  }
+}

@@ -1,0 +1,1 @@
+terraform import kubernetes_network_policy.web shop/web-ingress

@@ -1,0 +1,1 @@
+terraform import kubernetes_secret.db shop/db-credentials

@@ -1,0 +1,1 @@
+terraform import kubernetes_service.web shop/web

@@ -1,0 +1,1 @@
+terraform import kubernetes_service_account.app shop/app

@@ -1,0 +1,2 @@
+# The id is the estate of the provider block.
+terraform import records_outputs.this network
