@@ -22,6 +22,7 @@ help:
 	@echo "make build   build the providers and lay out the mirror in dist/"
 	@echo "make break-check  show that every stage's break switch makes it fail"
 	@echo "make fuzz    1,000,000 fuzzed codec and validator inputs (prints the count; no panic allowed)"
+	@echo "make release | registry | docs   signed registry artifacts, a registry serving them, registry docs"
 	@echo "make fmt | lint | clean"
 
 setup:
