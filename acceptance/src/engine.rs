@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::{mirror, paths};
+use crate::{mirror, paths, requests};
 
 /// What one run of the engine (or kubectl) printed, and how it ended.
 #[derive(Debug, Clone)]
@@ -47,6 +47,8 @@ const NO_COLOR_COMMANDS: [&str; 12] = [
 
 /// Runs a blocking program with a deadline, capturing its output.
 pub(crate) fn run_command(mut command: Command, timeout: Duration) -> EngineOutput {
+    // Not while another test counts the requests it makes (see `requests`).
+    let _traffic = requests::shared();
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -1,6 +1,6 @@
 //! Fixtures for the records provider's acceptance tests: a producer estate that records outputs
 //! of every kind, a reader estate that reads them with `terraform_estate_outputs`, and the
-//! cluster-side looks the tests compare (records Secrets, snapshots, request counters).
+//! cluster-side looks the tests compare (records Secrets, snapshots).
 //! Every name is unique per test, so tests can share one real cluster.
 
 use std::collections::BTreeMap;
@@ -230,17 +230,6 @@ pub fn snapshot(cluster: &Cluster, namespace: &str) -> BTreeMap<String, String> 
 /// A Secret's annotation `key`.
 pub fn annotation<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
     object["metadata"]["annotations"][key].as_str()
-}
-
-/// Requests `user` made with `verb` on `resource`, by the test server's counters.
-pub fn requests(counters: &Value, user: &str, verb: &str, resource: &str) -> u64 {
-    counters["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c["user"] == user && c["verb"] == verb && c["resource"] == resource)
-        .filter_map(|c| c["count"].as_u64())
-        .sum()
 }
 
 /// Objects a test created with kubectl, or that its estates left behind when it failed

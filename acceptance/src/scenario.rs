@@ -58,8 +58,8 @@ impl Estates {
         for estate in ["network", "app"] {
             copy_module(&examples.join(estate), &dir.path().join(estate))?;
         }
-        let network = engine_for(&dir.path().join("network"), cluster.kubeconfig());
-        let app = engine_for(&dir.path().join("app"), cluster.kubeconfig());
+        let network = engine_for(&dir.path().join("network"), cluster.kubeconfig(), &cluster);
+        let app = engine_for(&dir.path().join("app"), cluster.kubeconfig(), &cluster);
         for (name, engine) in [("network", &network), ("app", &app)] {
             let init = engine.init();
             ensure!(init.success(), "init of {name} failed:\n{init}");
@@ -84,7 +84,7 @@ impl Estates {
 
     /// The engine in `estate`'s working folder, talking to the cluster as the identity of `kubeconfig`.
     pub fn engine_as(&self, estate: &str, kubeconfig: &Path) -> Engine {
-        engine_for(&self.module_dir(estate), kubeconfig)
+        engine_for(&self.module_dir(estate), kubeconfig, &self.cluster)
     }
 
     /// Keeps the scratch folder on disk (for a look after a failure) and says where it is.
@@ -188,12 +188,18 @@ impl Estates {
     }
 }
 
-/// The engine in a working folder. `TF_VAR_wait_for_rollout=false` in the environment turns the
-/// Deployment's rollout wait off, for clusters without nodes.
-fn engine_for(workdir: &Path, kubeconfig: &Path) -> Engine {
-    Engine::new(workdir)
+/// The engine in a working folder. The Deployment's rollout wait is off on a cluster whose Pods
+/// cannot run (the stages are not about rollouts), and wherever `TF_VAR_wait_for_rollout=false`
+/// is in the environment.
+fn engine_for(workdir: &Path, kubeconfig: &Path, cluster: &Cluster) -> Engine {
+    let engine = Engine::new(workdir)
         .env("TF_VAR_kubeconfig", &kubeconfig.to_string_lossy())
-        .timeout(ENGINE_TIMEOUT)
+        .timeout(ENGINE_TIMEOUT);
+    if cluster.runs_pods() {
+        engine
+    } else {
+        engine.env("TF_VAR_wait_for_rollout", "false")
+    }
 }
 
 /// The namespace holding `estate`'s recorded outputs.

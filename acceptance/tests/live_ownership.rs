@@ -77,7 +77,10 @@ fn kubectl_rollout_restart_makes_no_diff() {
         .clone();
     assert!(restarted.is_string(), "kubectl did not restart the rollout");
     let plan = work.plan_exit();
-    assert_eq!(plan.code, 0, "kubectl's restart annotation became a diff:\n{plan}");
+    assert_eq!(
+        plan.code, 0,
+        "kubectl's restart annotation became a diff:\n{plan}"
+    );
 
     // A change of ours to the same map leaves kubectl's key alone, and the plan after it is empty.
     work.write(&web(ns, "2"));
@@ -108,7 +111,10 @@ fn a_saved_plan_survives_kubectl_scale_but_not_a_change_to_a_managed_field() {
     let out = work.run(&["apply", "-input=false", "scaled.tfplan"]);
     assert!(out.success(), "kubectl scale made the saved plan stale:\n{out}");
     let live = deployment(&cluster, ns);
-    assert_eq!(live["spec"]["replicas"], 3, "the apply reset the scaler's replicas");
+    assert_eq!(
+        live["spec"]["replicas"], 3,
+        "the apply reset the scaler's replicas"
+    );
     assert_eq!(
         live["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"],
         "2"
@@ -120,7 +126,10 @@ fn a_saved_plan_survives_kubectl_scale_but_not_a_change_to_a_managed_field() {
     work.write(&web(ns, "3"));
     let plan = work.run(&["plan", "-input=false", "-out=edited.tfplan"]);
     assert!(plan.success(), "plan failed:\n{plan}");
-    kubectl_ok(&cluster, &["set", "env", "deployment/web", "-n", ns, "REV=by-hand"]);
+    kubectl_ok(
+        &cluster,
+        &["set", "env", "deployment/web", "-n", ns, "REV=by-hand"],
+    );
     let moved = deployment(&cluster, ns);
     let out = work.run(&["apply", "-input=false", "edited.tfplan"]);
     assert!(!out.success(), "a stale plan was applied:\n{out}");
@@ -157,7 +166,14 @@ fn destroy_refuses_an_object_that_replaced_ours() {
     kubectl_ok(&cluster, &["delete", "configmap", "cfg", "-n", ns]);
     kubectl_ok(
         &cluster,
-        &["create", "configmap", "cfg", "-n", ns, "--from-literal=k=someone-elses"],
+        &[
+            "create",
+            "configmap",
+            "cfg",
+            "-n",
+            ns,
+            "--from-literal=k=someone-elses",
+        ],
     );
     let label = format!("tofu-estate={estate}");
     kubectl_ok(&cluster, &["label", "configmap", "cfg", "-n", ns, &label]);

@@ -3,7 +3,8 @@
 //! state it replaces in every attribute, an out-of-band delete the next plan proposes to
 //! create again, the re-create, and destroy. Each test has its own working folder and
 //! namespace, so the tests run in parallel on one cluster (a real one given by KUBECONFIG,
-//! else the in-memory test server).
+//! else the in-memory test server). And a Deployment's apply waits for its rollout, where Pods
+//! can run.
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
@@ -72,9 +73,11 @@ fn service_account_body(name: &str, ns: &str, rev: u8) -> String {
     )
 }
 
+/// No replicas: the rollout the apply waits for completes on any cluster, one whose Pods never
+/// start included (`make test-real`), and the import sees the same `wait_for_rollout`.
 fn deployment_body(name: &str, ns: &str, rev: u8) -> String {
     format!(
-        "{}  spec {{\n    replicas = \"1\"\n    selector {{\n      match_labels = {{ app = \"it\" }}\n    }}\n    \
+        "{}  spec {{\n    replicas = \"0\"\n    selector {{\n      match_labels = {{ app = \"it\" }}\n    }}\n    \
          template {{\n      metadata {{\n        labels = {{ app = \"it\" }}\n      }}\n      spec {{\n        \
          container {{\n          name  = \"main\"\n          image = \"registry.k8s.io/pause:3.10\"\n          \
          env {{\n            name  = \"REV\"\n            value = \"r{rev}\"\n          }}\n        }}\n      \
@@ -364,4 +367,29 @@ fn manifest_lifecycle() {
         expected: ["v1", "v2"],
         import_id: |name, ns| format!("apiVersion=v1,kind=ConfigMap,namespace={ns},name={name}"),
     });
+}
+
+/// The rollout wait (on by default): an apply of a Deployment returns only once every replica
+/// is updated and available.
+#[test]
+fn deployment_apply_waits_for_its_rollout() {
+    let cluster = Cluster::start();
+    if !cluster.requires_running_pods("the apply waits until every replica is available") {
+        return;
+    }
+    let ns = ScratchNamespace::create(&cluster, "roll");
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    let body = deployment_body("web", &ns.name, 1).replace("replicas = \"0\"", "replicas = \"2\"");
+    work.write(&format!(
+        "resource \"kubernetes_deployment\" \"web\" {{\n{body}}}\n"
+    ));
+    work.apply_ok("create with the rollout wait");
+    let live = cluster.get_json(&["deployment", "web", "-n", &ns.name]);
+    let status = &live["status"];
+    assert_eq!(
+        status["observedGeneration"], live["metadata"]["generation"],
+        "{status}"
+    );
+    assert_eq!(status["updatedReplicas"], 2, "{status}");
+    assert_eq!(status["availableReplicas"], 2, "{status}");
 }

@@ -21,7 +21,7 @@ use crate::state::Shared;
 use crate::status::{self, ApiError};
 use crate::subresources;
 use crate::table;
-use crate::telemetry::FaultKind;
+use crate::telemetry::{FaultKind, RequestLabels};
 use crate::testing;
 use crate::watch;
 
@@ -185,35 +185,73 @@ pub async fn handle(
     let attrs = attributes(&ctx, &route, &path);
     st.telemetry
         .count(&ctx.user.name, &attrs.verb, &attrs.resource, ctx.user_agent());
+    let labels = request_labels(&ctx, &route, &attrs);
+    let reply = answer(&st, &ctx, route, &attrs).await?;
+    st.telemetry.count_answer(labels, reply.code);
+    Ok(render(reply))
+}
+
+/// The answer to an authenticated request: an injected fault, a refusal, or what the API says.
+async fn answer(st: &Shared, ctx: &Ctx, route: Route, attrs: &Attributes) -> Result<Reply, Dropped> {
     if attrs.non_resource_path.is_none()
         && let Some(fault) = st.telemetry.take_fault(&attrs.resource, &attrs.verb)
     {
         match fault.kind {
             FaultKind::Latency => tokio::time::sleep(fault.latency()).await,
-            FaultKind::TooManyRequests => return Ok(render(status::too_many_requests().into())),
-            FaultKind::InternalError => {
-                return Ok(render(status::internal_error("injected fault").into()));
-            }
+            FaultKind::TooManyRequests => return Ok(status::too_many_requests().into()),
+            FaultKind::InternalError => return Ok(status::internal_error("injected fault").into()),
             FaultKind::Conflict => {
                 let t = status::Target {
                     group: &attrs.api_group,
                     resource: &attrs.resource,
                     name: attrs.name.as_deref(),
                 };
-                return Ok(render(status::conflict(t).into()));
+                return Ok(status::conflict(t).into());
             }
             FaultKind::Drop => return Err(Dropped),
         }
     }
-    if !authorized(&st, &ctx.user, &attrs) {
-        let body = rbac::forbidden_status(&reviews::subject(&ctx.user), &attrs);
-        return Ok(render(Reply::json(403, body)));
+    if !authorized(st, &ctx.user, attrs) {
+        let body = rbac::forbidden_status(&reviews::subject(&ctx.user), attrs);
+        return Ok(Reply::json(403, body));
     }
-    let reply = match dispatch(&st, &ctx, route).await {
+    Ok(match dispatch(st, ctx, route).await {
         Ok(r) => r,
         Err(e) => e.into(),
+    })
+}
+
+/// The labels the real apiserver counts a request under in `apiserver_request_total`.
+fn request_labels(ctx: &Ctx, route: &Route, attrs: &Attributes) -> RequestLabels {
+    let Route::Resource(rp) = route else {
+        return RequestLabels {
+            verb: ctx.method.as_str().to_string(),
+            ..Default::default()
+        };
     };
-    Ok(render(reply))
+    let verb = match attrs.verb.as_str() {
+        "create" => "POST".to_string(),
+        "update" => "PUT".to_string(),
+        "patch" if ctx.content_type() == "application/apply-patch+yaml" => "APPLY".to_string(),
+        other => other.to_uppercase(),
+    };
+    // kube's CleanScope: a create counts as one object too.
+    let scope = if rp.name.is_some() || attrs.verb == "create" {
+        "resource"
+    } else if rp.namespace.is_some() {
+        "namespace"
+    } else {
+        "cluster"
+    };
+    RequestLabels {
+        verb,
+        dry_run: ctx.query.get("dryRun").unwrap_or("").to_string(),
+        group: rp.group.clone(),
+        version: rp.version.clone(),
+        resource: rp.resource.clone(),
+        subresource: rp.subresource.clone().unwrap_or_default(),
+        scope: scope.to_string(),
+    }
 }
 
 /// Applies `Impersonate-User` / `Impersonate-Group` (kubectl `--as`, `--as-group`) when the
@@ -321,7 +359,7 @@ fn wants_aggregated(accept: &str) -> bool {
 
 async fn dispatch(st: &Shared, ctx: &Ctx, route: Route) -> Result<Reply, ApiError> {
     if let Route::NonResource(path) = &route {
-        return Ok(non_resource(path));
+        return Ok(non_resource(st, path));
     }
     if !acceptable(ctx.accept()) {
         return Err(status::not_acceptable());
@@ -354,7 +392,7 @@ async fn dispatch(st: &Shared, ctx: &Ctx, route: Route) -> Result<Reply, ApiErro
     }
 }
 
-fn non_resource(path: &str) -> Reply {
+fn non_resource(st: &Shared, path: &str) -> Reply {
     if let Some(gv) = path.strip_prefix("/openapi/v3/") {
         return openapi::group_version(gv)
             .map(|d| Reply::json(200, d))
@@ -364,6 +402,11 @@ fn non_resource(path: &str) -> Reply {
         "/version" => Reply::json(200, discovery::version()),
         "/openapi/v3" => Reply::json(200, openapi::root()),
         "/healthz" | "/livez" | "/readyz" => Reply::text(200, "ok"),
+        "/metrics" => {
+            let mut reply = Reply::text(200, &st.telemetry.metrics());
+            reply.content_type = "text/plain; version=0.0.4; charset=utf-8".into();
+            reply
+        }
         _ => Reply::page_not_found(),
     }
 }

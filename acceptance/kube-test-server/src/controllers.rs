@@ -1,6 +1,6 @@
 //! The controllers the recorded cluster ran, reduced to what clients can observe: namespace
 //! contents (`default` ServiceAccount, `kube-root-ca.crt`), namespace deletion, foreground
-//! deletion, and (unlike the recording) a Deployment rollout that fills in status.
+//! deletion, and the Deployment controller (its model lives in [`crate::rollout`]).
 
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use crate::resources::{self, ResourceType};
 use crate::state::{Rollout, Shared};
 use crate::store::Store;
 
-/// How long a Deployment takes to "roll out".
+/// How long the Deployment controller takes to notice a write.
 const ROLLOUT_DELAY: Duration = Duration::from_millis(300);
 /// How long the garbage collector takes to finish a foreground deletion.
 const FOREGROUND_DELAY: Duration = Duration::from_millis(200);
@@ -85,10 +85,10 @@ pub fn schedule_foreground_removal(st: &Shared, rt: ResourceType, namespace: &st
     });
 }
 
-/// Fills in a Deployment's status after a short delay, per the server's rollout mode.
+/// Lets the Deployment controller ([`crate::rollout`]) catch up with a Deployment shortly after
+/// each write, per the server's rollout mode.
 pub fn schedule_rollout(st: &Shared, deployment: &Value) {
-    let mode = st.rollout();
-    if mode == Rollout::Off || deployment["metadata"].get("deletionTimestamp").is_some() {
+    if st.rollout() == Rollout::Off {
         return;
     }
     let st = st.clone();
@@ -97,69 +97,20 @@ pub fn schedule_rollout(st: &Shared, deployment: &Value) {
         tokio::time::sleep(ROLLOUT_DELAY).await;
         let key = resources::DEPLOYMENTS.key();
         let mut store = st.store();
+        let mut sets = st.replica_sets.lock().unwrap_or_else(|e| e.into_inner());
+        // Deployments deleted since (with their namespace, say) take their sets with them.
+        let uids: std::collections::HashSet<String> = store
+            .list(&key, None)
+            .filter_map(|d| d["metadata"]["uid"].as_str().map(str::to_string))
+            .collect();
+        sets.retain(|uid| uids.contains(uid));
         let Some(current) = store.get(&key, &namespace, &name).cloned() else {
             return;
         };
-        let status = rollout_status(&current, mode);
-        if current["status"] == status {
-            return;
+        if let Some(updated) = sets.sync(&current, st.rollout()) {
+            store.put(&key, updated);
+            drop((sets, store));
+            st.written.notify_one();
         }
-        let mut updated = current;
-        updated["status"] = status;
-        store.put(&key, updated);
-        drop(store);
-        st.written.notify_one();
     });
-}
-
-fn rollout_status(deployment: &Value, mode: Rollout) -> Value {
-    let replicas = deployment["spec"]["replicas"].as_i64().unwrap_or(1);
-    let generation = deployment["metadata"]["generation"].as_i64().unwrap_or(1);
-    let name = deployment["metadata"]["name"].as_str().unwrap_or("");
-    let now = meta::now();
-    let condition = |type_: &str, status: &str, reason: &str, message: String| json!({"type": type_, "status": status, "lastUpdateTime": now, "lastTransitionTime": now, "reason": reason, "message": message});
-    let mut status = json!({"observedGeneration": generation});
-    if replicas > 0 {
-        status["replicas"] = json!(replicas);
-        status["updatedReplicas"] = json!(replicas);
-    }
-    let ready = mode == Rollout::Ready;
-    if ready && replicas > 0 {
-        status["readyReplicas"] = json!(replicas);
-        status["availableReplicas"] = json!(replicas);
-    } else if replicas > 0 {
-        status["unavailableReplicas"] = json!(replicas);
-    }
-    status["conditions"] = if ready {
-        json!([
-            condition(
-                "Available",
-                "True",
-                "MinimumReplicasAvailable",
-                "Deployment has minimum availability.".into()
-            ),
-            condition(
-                "Progressing",
-                "True",
-                "NewReplicaSetAvailable",
-                format!("ReplicaSet \"{name}-5d4f8c7b9\" has successfully progressed.")
-            ),
-        ])
-    } else {
-        json!([
-            condition(
-                "Available",
-                "False",
-                "MinimumReplicasUnavailable",
-                "Deployment does not have minimum availability.".into()
-            ),
-            condition(
-                "Progressing",
-                "True",
-                "ReplicaSetUpdated",
-                format!("ReplicaSet \"{name}-5d4f8c7b9\" is progressing.")
-            ),
-        ])
-    };
-    status
 }

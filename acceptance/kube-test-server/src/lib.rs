@@ -1,7 +1,7 @@
 //! An in-memory Kubernetes API server for the project's tests and demo.
 //!
 //! It stands in for a real cluster where none can be installed, and is held to transcripts
-//! recorded from a real kube-apiserver v1.36 (`shared/kube-golden/`). Pure API semantics
+//! recorded from a real kube-apiserver v1.36 (`acceptance/kube-golden/`). Pure API semantics
 //! (selectors, patches, server-side apply, validation, defaults, RBAC) live in their own
 //! modules over plain JSON; the HTTP server, storage and controllers use them.
 //!
@@ -10,7 +10,8 @@
 //! The binary `kube-test-server` does the same from the command line (see `main.rs`).
 //!
 //! Request path: [`api`] (authentication, RBAC, routing) -> [`handlers`] / [`subresources`] /
-//! [`reviews`] / [`watch`] over [`store`]; [`controllers`] play the controller-manager;
+//! [`reviews`] / [`watch`] over [`store`]; [`controllers`] and [`rollout`] play the
+//! controller-manager;
 //! [`testing`] serves the `/_test/...` hooks (request counters, injected faults, users,
 //! Deployment rollout mode). `tests/conformance.rs` replays the recorded transcripts.
 
@@ -36,6 +37,7 @@ pub mod protobuf;
 pub mod request;
 pub mod resources;
 pub mod reviews;
+pub mod rollout;
 pub mod semantics;
 pub mod server;
 pub mod state;

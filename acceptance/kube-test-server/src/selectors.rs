@@ -607,17 +607,15 @@ fn unescape(value: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// Loading the recorded transcripts in `shared/kube-golden/`, shared by this crate's unit tests.
+/// Loading the recorded transcripts in `acceptance/kube-golden/` (the in-repo copy; `make golden`
+/// refreshes it), shared by this crate's unit tests.
 #[cfg(test)]
 pub(crate) mod golden {
     use serde_json::Value;
 
     /// Parses one transcript file.
     pub(crate) fn golden(file: &str) -> Value {
-        let path = format!(
-            "{}/../../../shared/kube-golden/{file}",
-            env!("CARGO_MANIFEST_DIR")
-        );
+        let path = format!("{}/../kube-golden/{file}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         serde_json::from_str(&text).unwrap()
     }

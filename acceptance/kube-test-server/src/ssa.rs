@@ -422,7 +422,8 @@ fn ignored(path: &Path, kind: &str, subresource: Option<&str>, creating: bool) -
         .collect();
     let top = names.first().copied().unwrap_or("");
     match subresource {
-        Some("status") => return top != "status",
+        // A status write may also change annotations (the Deployment controller's revision).
+        Some("status") => return top != "status" && names.get(..2) != Some(&["metadata", "annotations"][..]),
         Some("scale") => return names.get(..2) != Some(&["spec", "replicas"][..]),
         _ => {}
     }

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::auth::Authenticator;
+use crate::rollout::ReplicaSets;
 use crate::store::Store;
 use crate::telemetry::Telemetry;
 use crate::tls::CaMaterial;
@@ -28,6 +29,8 @@ pub struct State {
     /// `host:port` the server listens on (for `/api`'s serverAddressByClientCIDRs).
     pub address: String,
     pub rollout: Mutex<Rollout>,
+    /// The Deployment controller's ReplicaSets (not served, see [`crate::rollout`]).
+    pub replica_sets: Mutex<ReplicaSets>,
     pub telemetry: Telemetry,
     /// Where the store is saved after writes, if anywhere.
     pub state_file: Option<PathBuf>,
@@ -54,6 +57,7 @@ impl State {
             ca,
             address,
             rollout: Mutex::new(rollout),
+            replica_sets: Mutex::new(ReplicaSets::default()),
             telemetry: Telemetry::default(),
             state_file,
             written: tokio::sync::Notify::new(),

@@ -11,6 +11,8 @@ use crate::kinds;
 use crate::meta;
 use crate::resources;
 use crate::status::{self, ApiError};
+use crate::store::Store;
+use crate::validation::{self, FieldError};
 
 pub fn handle(call: &Call, sub: &str) -> Result<Reply, ApiError> {
     match sub {
@@ -22,8 +24,12 @@ pub fn handle(call: &Call, sub: &str) -> Result<Reply, ApiError> {
 }
 
 fn stored(call: &Call) -> Result<Value, ApiError> {
-    call.st
-        .store()
+    let store = call.st.store();
+    current(call, &store)
+}
+
+fn current(call: &Call, store: &Store) -> Result<Value, ApiError> {
+    store
         .get(
             &call.rt.key(),
             &call.namespace,
@@ -33,25 +39,23 @@ fn stored(call: &Call) -> Result<Value, ApiError> {
         .ok_or_else(|| status::not_found(call.target()))
 }
 
-/// Writes `new` over `old` as an Update through subresource `sub`.
-fn commit(call: &Call, old: &Value, new: Value, sub: &'static str, dry: bool) -> Result<Value, ApiError> {
+/// A write through subresource `sub`: `change` turns the stored object into the new one (or
+/// refuses). Read and write happen under one lock, so a controller writing in between (the
+/// Deployment controller's status) never turns a request without a resourceVersion into a
+/// conflict, as on the real apiserver, which retries such updates itself.
+fn write_through(
+    call: &Call,
+    sub: &'static str,
+    change: impl FnOnce(&Value) -> Result<Value, ApiError>,
+) -> Result<Value, ApiError> {
+    let dry = call.dry_run("UpdateOptions")?;
     let manager = call.ctx.manager();
     let time = meta::now();
     let info = call.write_info(&manager, None, &time);
     let mut store = call.st.store();
-    let current = store
-        .get(
-            &call.rt.key(),
-            &call.namespace,
-            call.name.as_deref().unwrap_or(""),
-        )
-        .cloned();
-    if current.as_ref().map(|c| &c["metadata"]["resourceVersion"])
-        != Some(&old["metadata"]["resourceVersion"])
-    {
-        return Err(status::conflict(call.target()));
-    }
-    let out = call.commit_update(&mut store, old, new, &info, Recording::Update(Some(sub)), dry)?;
+    let old = current(call, &store)?;
+    let new = change(&old)?;
+    let out = call.commit_update(&mut store, &old, new, &info, Recording::Update(Some(sub)), dry)?;
     drop(store);
     if !dry {
         call.after_write(&out);
@@ -60,25 +64,28 @@ fn commit(call: &Call, old: &Value, new: Value, sub: &'static str, dry: bool) ->
 }
 
 fn status_subresource(call: &Call) -> Result<Reply, ApiError> {
-    let old = stored(call)?;
     let incoming = match call.ctx.method {
-        Method::GET => return Ok(Reply::json(200, call.present(&old))),
-        Method::PUT => {
-            let (obj, _) = call.decode_object()?;
-            check_rv(call, &obj, &old)?;
-            kinds::from_version(&call.rt, &call.version, &obj)
-        }
-        Method::PATCH => {
-            let view = kinds::to_version(&call.rt, &call.version, &old);
-            let patched = handlers::apply_patch(call.ctx, call.rt.kind, &view)?;
-            kinds::from_version(&call.rt, &call.version, &patched)
-        }
+        Method::GET => return Ok(Reply::json(200, call.present(&stored(call)?))),
+        Method::PUT => Some(call.decode_object()?.0),
+        Method::PATCH => None,
         _ => return Err(status::method_not_allowed()),
     };
-    let dry = call.dry_run("UpdateOptions")?;
-    let mut new = old.clone();
-    new["status"] = incoming.get("status").cloned().unwrap_or(json!({}));
-    let out = commit(call, &old, new, "status", dry)?;
+    let out = write_through(call, "status", |old| {
+        let incoming = match &incoming {
+            Some(obj) => {
+                check_rv(call, obj, old)?;
+                kinds::from_version(&call.rt, &call.version, obj)
+            }
+            None => {
+                let view = kinds::to_version(&call.rt, &call.version, old);
+                let patched = handlers::apply_patch(call.ctx, call.rt.kind, &view)?;
+                kinds::from_version(&call.rt, &call.version, &patched)
+            }
+        };
+        let mut new = old.clone();
+        new["status"] = incoming.get("status").cloned().unwrap_or(json!({}));
+        Ok(new)
+    })?;
     Ok(Reply::json(200, call.present(&out)))
 }
 
@@ -109,26 +116,22 @@ fn scale_view(d: &Value) -> Value {
 }
 
 fn scale(call: &Call) -> Result<Reply, ApiError> {
-    let old = stored(call)?;
-    let view = scale_view(&old);
-    let wanted = match call.ctx.method {
-        Method::GET => return Ok(Reply::json(200, view)),
-        Method::PUT => {
-            let body = handlers::parse_body(call.ctx, "Scale")?;
-            check_rv(call, &body, &old)?;
-            body
-        }
-        Method::PATCH => {
-            let patched = handlers::apply_patch(call.ctx, "Scale", &view)?;
-            check_rv(call, &patched, &old)?;
-            patched
-        }
+    let body = match call.ctx.method {
+        Method::GET => return Ok(Reply::json(200, scale_view(&stored(call)?))),
+        Method::PUT => Some(handlers::parse_body(call.ctx, "Scale")?),
+        Method::PATCH => None,
         _ => return Err(status::method_not_allowed()),
     };
-    let dry = call.dry_run("UpdateOptions")?;
-    let mut new = old.clone();
-    new["spec"]["replicas"] = wanted["spec"]["replicas"].clone();
-    let out = commit(call, &old, new, "scale", dry)?;
+    let out = write_through(call, "scale", |old| {
+        let wanted = match &body {
+            Some(body) => body.clone(),
+            None => handlers::apply_patch(call.ctx, "Scale", &scale_view(old))?,
+        };
+        check_rv(call, &wanted, old)?;
+        let mut new = old.clone();
+        new["spec"]["replicas"] = wanted["spec"]["replicas"].clone();
+        Ok(new)
+    })?;
     Ok(Reply::json(200, scale_view(&out)))
 }
 
@@ -145,10 +148,22 @@ fn token(call: &Call) -> Result<Reply, ApiError> {
         .cloned()
         .unwrap_or(json!(["https://kubernetes.default.svc.cluster.local"]));
     let expiration = given["expirationSeconds"].as_i64().unwrap_or(3600);
+    // 22-admission-misc step 29: the message names no object.
+    if expiration < 600 {
+        let error = FieldError::invalid(
+            "spec.expirationSeconds",
+            &json!(expiration),
+            "may not specify a duration less than 10 minutes",
+        );
+        let body = validation::invalid_status("TokenRequest", "authentication.k8s.io", "", &[error]);
+        return Ok(Reply::json(422, body));
+    }
     let bound = given.get("boundObjectRef").cloned().unwrap_or(Value::Null);
+    // expirationSeconds is defaulted before the field manager runs, so it is always recorded
+    // (22-admission-misc step 28); the others only when given.
     let mut fields = serde_json::Map::new();
     for key in ["audiences", "boundObjectRef", "expirationSeconds"] {
-        if given.get(key).is_some() {
+        if given.get(key).is_some() || key == "expirationSeconds" {
             fields.insert(format!("f:{key}"), json!({}));
         }
     }

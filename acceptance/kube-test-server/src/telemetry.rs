@@ -2,6 +2,10 @@
 //!
 //! Served at `/_test/requests` (GET counters, DELETE resets) and `/_test/faults` (POST a
 //! fault, GET the pending ones, DELETE clears), for the admin token only.
+//!
+//! Also the one metric of a real apiserver's `/metrics` that tests read, so that they count
+//! requests the same way on either server: `apiserver_request_total`, by verb, dry run, group,
+//! version, resource, subresource, scope, component, code and system client (Prometheus text).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -61,10 +65,25 @@ struct CounterKey {
     user_agent: String,
 }
 
+/// The labels of one `apiserver_request_total` series, as the real apiserver sets them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RequestLabels {
+    /// `GET`, `LIST`, `WATCH`, `POST`, `PUT`, `PATCH`, `APPLY`, `DELETE`, `DELETECOLLECTION`.
+    pub verb: String,
+    pub dry_run: String,
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub subresource: String,
+    /// `resource` (one object), `namespace` or `cluster` (collections); empty for other paths.
+    pub scope: String,
+}
+
 #[derive(Default)]
 pub struct Telemetry {
     counters: Mutex<BTreeMap<CounterKey, u64>>,
     faults: Mutex<Vec<Fault>>,
+    requests: Mutex<BTreeMap<(RequestLabels, u16), u64>>,
 }
 
 impl Telemetry {
@@ -81,6 +100,35 @@ impl Telemetry {
             .unwrap_or_else(|e| e.into_inner())
             .entry(key)
             .or_default() += 1;
+    }
+
+    /// Counts one answered request for `apiserver_request_total`.
+    pub fn count_answer(&self, labels: RequestLabels, code: u16) {
+        *self
+            .requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry((labels, code))
+            .or_default() += 1;
+    }
+
+    /// `/metrics`: `apiserver_request_total` in the Prometheus text format. Every request here
+    /// comes from a client (the controllers are not), so `system_client` is always empty.
+    pub fn metrics(&self) -> String {
+        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = String::from(
+            "# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, \
+             dry run value, group, version, resource, scope, component, and HTTP response code.\n\
+             # TYPE apiserver_request_total counter\n",
+        );
+        for ((l, code), n) in requests.iter() {
+            out.push_str(&format!(
+                "apiserver_request_total{{code=\"{code}\",component=\"apiserver\",dry_run=\"{}\",group=\"{}\",\
+                 resource=\"{}\",scope=\"{}\",subresource=\"{}\",system_client=\"\",verb=\"{}\",version=\"{}\"}} {n}\n",
+                l.dry_run, l.group, l.resource, l.scope, l.subresource, l.verb, l.version
+            ));
+        }
+        out
     }
 
     /// Counters as a JSON list: `{user, verb, resource, userAgent, count}`.

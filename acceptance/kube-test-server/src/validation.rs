@@ -424,7 +424,7 @@ pub fn validate(kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldErr
         "NetworkPolicy" => errs.extend(validate_network_policy(spec)),
         "Lease" => errs.extend(validate_lease(spec)),
         "Role" | "ClusterRole" => errs.extend(validate_rules(object)),
-        "RoleBinding" | "ClusterRoleBinding" => errs.extend(validate_binding(kind, object)),
+        "RoleBinding" | "ClusterRoleBinding" => errs.extend(validate_binding(kind, object, old)),
         _ => {}
     }
     errs
@@ -691,6 +691,17 @@ fn validate_service(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
         validate_port_number(&format!("{base}.port"), port.get("port"), &mut errs);
         validate_protocol(&format!("{base}.protocol"), port.get("protocol"), &mut errs);
         validate_port_number(&format!("{base}.targetPort"), port.get("targetPort"), &mut errs);
+        // The node port allocator's range (20-networking step 9).
+        if let Some(node_port) = port.get("nodePort").and_then(Value::as_i64)
+            && node_port != 0
+            && !(30000..=32767).contains(&node_port)
+        {
+            errs.push(FieldError::invalid(
+                format!("{base}.nodePort"),
+                &json!(node_port),
+                "provided port is not in the valid range. The range of valid ports is 30000-32767",
+            ));
+        }
         let key = (
             port.get("port").and_then(Value::as_i64).unwrap_or(0),
             port.get("protocol").and_then(Value::as_str).unwrap_or("TCP"),
@@ -1056,8 +1067,17 @@ fn validate_rules(object: &Value) -> Vec<FieldError> {
     errs
 }
 
-fn validate_binding(kind: &str, object: &Value) -> Vec<FieldError> {
+fn validate_binding(kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    // A binding's role never changes (19-rbac-kinds step 8); the value prints as the Go struct.
+    if let Some(old) = old
+        && old.get("roleRef") != object.get("roleRef")
+    {
+        let r = &object["roleRef"];
+        let value = json!({"APIGroup": r["apiGroup"], "Kind": r["kind"], "Name": r["name"]});
+        errs.push(FieldError::invalid("roleRef", &value, "cannot change roleRef"));
+        return errs;
+    }
     let role_kind = str_at(object, "/roleRef/kind");
     let allowed: &[&str] = if kind == "RoleBinding" {
         &["Role", "ClusterRole"]

@@ -1,7 +1,8 @@
-//! Replays every transcript recorded from a real kube-apiserver (`shared/kube-golden/`)
+//! Replays every transcript recorded from a real kube-apiserver (`acceptance/kube-golden/`)
 //! against a fresh test server per file and compares status codes, content types, warnings
 //! and bodies after normalising volatile fields (uids and resourceVersions numbered by first
-//! appearance, timestamps, cluster IPs, tokens, generated names, order-free lists).
+//! appearance, timestamps, cluster IPs, tokens, generated names, ReplicaSet names (their
+//! pod-template-hash is Go's hash of a Go struct printout), order-free lists).
 //! Differences must be fixed or listed with a reason in `conformance-allowlist.txt`.
 
 use std::collections::{BTreeSet, HashMap};
@@ -13,7 +14,7 @@ use kube_test_server::client::{Client, ClientResponse};
 use kube_test_server::{Options, Rollout, TestServer};
 use serde_json::{Map, Value, json};
 
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/kube-golden");
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../kube-golden");
 const ALLOWLIST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance-allowlist.txt");
 
 fn token(identity: &str) -> Option<&'static str> {
@@ -55,6 +56,7 @@ struct Norm {
     uids: HashMap<String, usize>,
     rvs: HashMap<String, usize>,
     ips: HashMap<String, usize>,
+    replica_sets: HashMap<String, usize>,
 }
 
 fn number(table: &mut HashMap<String, usize>, prefix: &str, value: &str) -> String {
@@ -96,6 +98,17 @@ impl Norm {
 
     fn message(&mut self, s: &str) -> String {
         let s = self.uuids_in(s);
+        // `ReplicaSet "web-698cdd4db6" is progressing.`: numbered like uids.
+        let s = match s.split_once("ReplicaSet \"") {
+            Some((head, tail)) => match tail.split_once('"') {
+                Some((name, rest)) => format!(
+                    "{head}ReplicaSet \"{}\"{rest}",
+                    number(&mut self.replica_sets, "replicaset", name)
+                ),
+                None => s,
+            },
+            None => s,
+        };
         // "... ResourceVersion in record (458) ..." embeds the stored resourceVersion.
         match s.split_once("ResourceVersion in record (") {
             Some((head, tail)) => match tail.split_once(')') {
@@ -308,10 +321,16 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
         .to_string();
     let doc: Value = serde_json::from_slice(&std::fs::read(file).expect("transcript readable"))
         .expect("transcript is JSON");
-    // No Deployment controller, as recorded; namespaces stay Terminating long enough for
-    // 02-namespace's steps to see it even on a loaded machine.
+    // The Deployment controller as recorded: off, or on (23) with Pods that never start (no
+    // nodes); namespaces stay Terminating long enough for 02-namespace's steps to see it even
+    // on a loaded machine.
+    let controller = ran_deployment_controller(&doc);
     let server = TestServer::start(Options {
-        rollout: Rollout::Off,
+        rollout: if controller {
+            Rollout::NeverReady
+        } else {
+            Rollout::Off
+        },
         namespace_grace: Some(Duration::from_secs(2)),
         ..Default::default()
     });
@@ -329,6 +348,10 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
     let steps = doc["steps"].as_array().expect("steps");
     let mut deleted: Vec<String> = Vec::new();
     for (i, step) in steps.iter().enumerate() {
+        // The recorder paused seconds between steps: the controller had caught up each time.
+        if controller {
+            wait_rolled_out(&mut client).await;
+        }
         let mut path = step["path"].as_str().expect("path").to_string();
         let mut body = step["body"].clone();
         for r in step["refs"].as_array().into_iter().flatten() {
@@ -443,6 +466,37 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
     outcome
 }
 
+/// Whether the recorded cluster ran the Deployment controller: a Deployment it answered with
+/// carries the revision annotation only that controller writes.
+fn ran_deployment_controller(doc: &Value) -> bool {
+    doc["steps"].as_array().into_iter().flatten().any(|s| {
+        s["response"]["body"]["metadata"]["annotations"]
+            .get("deployment.kubernetes.io/revision")
+            .is_some()
+    })
+}
+
+/// Waits until the Deployment controller has seen the last change of every Deployment.
+async fn wait_rolled_out(client: &mut Client) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let r = client
+            .request("GET", "/apis/apps/v1/deployments", &[], token("admin"), None)
+            .await
+            .expect("list answered");
+        let list = r.json().unwrap_or_default();
+        let settled = list["items"].as_array().into_iter().flatten().all(|d| {
+            d["metadata"].get("deletionTimestamp").is_some()
+                || d["status"]["observedGeneration"] == d["metadata"]["generation"]
+        });
+        if settled {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the Deployment controller did not catch up within 10 s");
+}
+
 async fn wait_gone(client: &mut Client, path: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
@@ -462,7 +516,7 @@ async fn wait_gone(client: &mut Client, path: &str) {
 async fn transcripts_replay_like_the_real_apiserver() {
     let allow = allowlist();
     let mut files: Vec<PathBuf> = std::fs::read_dir(GOLDEN)
-        .expect("shared/kube-golden exists beside the checkout")
+        .expect("acceptance/kube-golden holds the transcripts")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();

@@ -1,5 +1,6 @@
 //! The test server's own features beyond the transcripts: the Deployment rollout modes,
-//! injected faults, request counters, runtime users, `--state` persistence, watches from
+//! injected faults, request counters (its own and `/metrics`' `apiserver_request_total`),
+//! runtime users, `--state` persistence, watches from
 //! "now", and the kubeconfig it writes.
 
 use std::time::{Duration, Instant};
@@ -376,4 +377,56 @@ async fn label_selector_lists_follow_label_changes_and_deletes() {
         ),
         ["a", "b"]
     );
+}
+
+/// `/metrics` counts requests as a real apiserver does (labels as in kube-apiserver v1.36's
+/// `apiserver_request_total`, read from the dev control plane): the verb by RBAC verb, APPLY
+/// for server-side apply, the scope, and the answer's code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_requests_like_the_apiserver() {
+    let server = TestServer::start(Options::default());
+    let mut c = connect(&server).await;
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}});
+    assert_eq!(call(&mut c, "POST", cms, ADMIN, Some(cm)).await.status, 201);
+    assert_eq!(
+        call(&mut c, "GET", &format!("{cms}/m"), ADMIN, None).await.status,
+        200
+    );
+    assert_eq!(
+        call(&mut c, "GET", &format!("{cms}/gone"), ADMIN, None)
+            .await
+            .status,
+        404
+    );
+    assert_eq!(call(&mut c, "GET", cms, ADMIN, None).await.status, 200);
+    let apply = c
+        .request(
+            "PATCH",
+            &format!("{cms}/m?fieldManager=t"),
+            &[("content-type", "application/apply-patch+yaml")],
+            Some(ADMIN),
+            Some(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  k: v\n".to_vec()),
+        )
+        .await
+        .expect("apply answered");
+    assert_eq!(apply.status, 200);
+    let metrics = call(&mut c, "GET", "/metrics", ADMIN, None).await;
+    assert_eq!(metrics.status, 200);
+    let text = String::from_utf8_lossy(&metrics.body);
+    let series = |verb: &str, scope: &str, code: u16| {
+        format!(
+            "apiserver_request_total{{code=\"{code}\",component=\"apiserver\",dry_run=\"\",group=\"\",\
+             resource=\"configmaps\",scope=\"{scope}\",subresource=\"\",system_client=\"\",verb=\"{verb}\",version=\"v1\"}} 1"
+        )
+    };
+    for line in [
+        series("POST", "resource", 201),
+        series("GET", "resource", 200),
+        series("GET", "resource", 404),
+        series("LIST", "namespace", 200),
+        series("APPLY", "resource", 200),
+    ] {
+        assert!(text.lines().any(|l| l == line), "no line {line} in\n{text}");
+    }
 }

@@ -1,16 +1,28 @@
 //! kubectl against the test server: `get -o yaml`, `label`, `annotate`, `patch` (merge, JSON,
-//! strategic), `apply --server-side`, `delete`, `auth can-i` and the imperative `create <kind>`
-//! commands (sent as protobuf), through a generated kubeconfig.
-//! Skipped (with a note) when no kubectl is on PATH.
+//! strategic), `apply --server-side`, `delete`, `auth can-i`, the imperative `create <kind>`
+//! commands (sent as protobuf), and `rollout restart` and `scale` next to server-side apply,
+//! through a generated kubeconfig.
+//! kubectl is the one `make setup` installs (`.tools/bin`), else the one on PATH; the tests are
+//! skipped (with a note) when there is none.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kube_test_server::{Options, TestServer};
+use kube_test_server::{Options, Rollout, TestServer};
 use serde_json::Value;
 
+/// `.tools/bin/kubectl` of the workspace when `make setup` installed it, else `kubectl`.
+fn kubectl() -> PathBuf {
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/bin/kubectl");
+    if local.exists() {
+        local
+    } else {
+        PathBuf::from("kubectl")
+    }
+}
+
 fn kubectl_available() -> bool {
-    Command::new("kubectl")
+    Command::new(kubectl())
         .arg("version")
         .arg("--client")
         .output()
@@ -24,7 +36,7 @@ struct Kubectl<'a> {
 impl Kubectl<'_> {
     fn run(&self, args: &[&str], stdin: Option<&str>) -> Output {
         use std::io::Write;
-        let mut cmd = Command::new("kubectl");
+        let mut cmd = Command::new(kubectl());
         cmd.arg("--kubeconfig").arg(self.kubeconfig).args(args);
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -54,7 +66,7 @@ impl Kubectl<'_> {
 
     fn json(&self, args: &[&str]) -> Value {
         let mut all = args.to_vec();
-        all.extend(["-o", "json"]);
+        all.extend(["-o", "json", "--show-managed-fields"]);
         serde_json::from_str(&self.ok(&all)).expect("kubectl -o json prints JSON")
     }
 }
@@ -62,7 +74,7 @@ impl Kubectl<'_> {
 /// A started server with an admin kubeconfig in a temp dir (None when kubectl is missing).
 fn start(options: Options) -> Option<(TestServer, tempfile::TempDir)> {
     if !kubectl_available() {
-        println!("note: kubectl not on PATH; skipping the kubectl test");
+        println!("note: no kubectl in .tools/bin or on PATH; skipping the kubectl test");
         return None;
     }
     let server = TestServer::start(options);
@@ -318,5 +330,132 @@ fn kubectl_server_side_reapply_replaces_a_changed_service_port() {
     assert_eq!(
         service["spec"]["ports"],
         serde_json::json!([{"name": "http", "port": 82, "protocol": "TCP", "targetPort": 8080}])
+    );
+}
+
+/// A Deployment `web` as tofu-live applies it: 2 replicas (unless `replicas` is None), and the
+/// restart annotation on its template when given.
+fn web_deployment(replicas: Option<u32>, restarted_at: Option<&str>) -> String {
+    let replicas = replicas.map(|r| format!("  replicas: {r}\n")).unwrap_or_default();
+    let annotations = restarted_at
+        .map(|t| format!("      annotations:\n        kubectl.kubernetes.io/restartedAt: \"{t}\"\n"))
+        .unwrap_or_default();
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\nspec:\n{replicas}  \
+         selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n\
+         {annotations}    spec:\n      containers:\n      - name: web\n        image: nginx:1.27.0\n"
+    )
+}
+
+/// The managedFields entry of `manager` (and subresource), if any.
+fn entry<'a>(object: &'a Value, manager: &str, subresource: Option<&str>) -> Option<&'a Value> {
+    object["metadata"]["managedFields"]
+        .as_array()?
+        .iter()
+        .find(|e| e["manager"] == manager && e["subresource"].as_str() == subresource)
+}
+
+/// kube-golden 23 done with kubectl: `rollout restart` and `scale` next to server-side apply by
+/// tofu-live, on a cluster whose Pods never start.
+#[test]
+fn kubectl_rollout_restart_and_scale_next_to_server_side_apply() {
+    let Some((_server, dir)) = start(Options {
+        rollout: Rollout::NeverReady,
+        ..Default::default()
+    }) else {
+        return;
+    };
+    let kubeconfig = dir.path().join("kubeconfig");
+    let k = Kubectl {
+        kubeconfig: &kubeconfig,
+    };
+    let apply = |manifest: &str, force: bool| {
+        let mut args = vec!["apply", "--server-side", "--field-manager=tofu-live", "-f", "-"];
+        if force {
+            args.push("--force-conflicts");
+        }
+        k.run(&args, Some(manifest))
+    };
+    // Each step waits for the controller to catch up, as a real one does within milliseconds.
+    let settled = || {
+        for _ in 0..100 {
+            let d = k.json(&["get", "deployment", "web"]);
+            if d["status"]["observedGeneration"] == d["metadata"]["generation"] {
+                return d;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("the Deployment controller did not catch up");
+    };
+    let out = apply(&web_deployment(Some(2), None), true);
+    assert!(
+        out.status.success(),
+        "apply: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    settled();
+
+    k.ok(&["rollout", "restart", "deployment/web"]);
+    let restarted = settled();
+    let at = restarted["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no restart annotation: {restarted}"))
+        .to_string();
+    assert_eq!(restarted["metadata"]["generation"], 2);
+    let rollout = entry(&restarted, "kubectl-rollout", None).expect("kubectl-rollout's entry");
+    assert_eq!(
+        rollout["fieldsV1"],
+        serde_json::json!({"f:spec": {"f:template": {"f:metadata": {"f:annotations": {
+            ".": {}, "f:kubectl.kubernetes.io/restartedAt": {}}}}}})
+    );
+
+    k.ok(&["scale", "deployment/web", "--replicas=3"]);
+    let scaled = settled();
+    assert_eq!(scaled["spec"]["replicas"], 3);
+    let scale = entry(&scaled, "kubectl", Some("scale")).expect("kubectl's scale entry");
+    assert_eq!(
+        scale["fieldsV1"],
+        serde_json::json!({"f:spec": {"f:replicas": {}}})
+    );
+    assert!(scale.get("time").is_none(), "a scale entry has no time: {scale}");
+
+    // Re-applied without replicas and without the annotation: both stay, owned by the others.
+    let out = apply(&web_deployment(None, None), true);
+    assert!(
+        out.status.success(),
+        "re-apply: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kept = k.json(&["get", "deployment", "web"]);
+    assert_eq!(kept["spec"]["replicas"], 3);
+    assert_eq!(
+        kept["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"],
+        at.as_str()
+    );
+    // Setting the annotation without force: a conflict naming kubectl-rollout.
+    let out = apply(&web_deployment(None, Some("2026-01-01T00:00:00Z")), false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a conflicting apply succeeded");
+    assert!(
+        stderr.contains("conflict with \"kubectl-rollout\"")
+            && stderr.contains(".spec.template.metadata.annotations.kubectl.kubernetes.io/restartedAt"),
+        "{stderr}"
+    );
+
+    // The controller's view, as a real v1.36 one counted the same commands: the restart's new
+    // ReplicaSet got one surge replica, the scale's extra replica went to the old, larger one,
+    // and no Pod ever becomes ready.
+    let status = &scaled["status"];
+    assert_eq!(status["observedGeneration"], 3, "{status}");
+    assert_eq!(status["replicas"], 4, "{status}");
+    assert_eq!(status["updatedReplicas"], 1, "{status}");
+    assert_eq!(status["unavailableReplicas"], 4, "{status}");
+    assert_eq!(
+        status["conditions"][0]["reason"], "MinimumReplicasUnavailable",
+        "{status}"
+    );
+    assert_eq!(
+        scaled["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "2"
     );
 }

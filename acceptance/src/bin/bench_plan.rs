@@ -1,9 +1,9 @@
 //! Plan benchmark for provider-live (not a test): on the cluster of `KUBECONFIG`, else a fresh
 //! in-memory test server, applies estates of N ConfigMaps (N = 10, 100, 1000) and the
 //! reference estates in `examples/` (network, then app), then times one `terraform plan` of
-//! each and counts the API requests it made (test server only: its counters are reset before
-//! the plan and read after; kubectl's own requests are left out). Prints a table
-//! `objects | requests | wall s`, plus the requests by verb.
+//! each and counts the API requests it made (from the API server's `/metrics`, before and after
+//! the plan, on either server). Prints a table `objects | requests | wall s`, plus the requests
+//! by verb.
 //!
 //! Run: `cargo run -p acceptance --bin bench_plan` (add `-- 10 100` for other sizes).
 
@@ -21,49 +21,25 @@ const DEFAULT_SIZES: [usize; 3] = [10, 100, 1000];
 struct Row {
     label: String,
     objects: usize,
-    /// Requests by verb, when the cluster counts them.
-    requests: Option<BTreeMap<String, u64>>,
+    /// Requests by verb.
+    requests: BTreeMap<String, u64>,
     wall_s: f64,
-}
-
-/// Requests by verb in the test server's counters, without kubectl's own.
-fn requests_by_verb(counters: &serde_json::Value) -> BTreeMap<String, u64> {
-    let mut by_verb = BTreeMap::new();
-    for item in counters["items"].as_array().into_iter().flatten() {
-        if item["userAgent"]
-            .as_str()
-            .unwrap_or_default()
-            .starts_with("kubectl")
-        {
-            continue;
-        }
-        *by_verb
-            .entry(item["verb"].as_str().unwrap_or("?").to_string())
-            .or_default() += item["count"].as_u64().unwrap_or(0);
-    }
-    by_verb
 }
 
 /// Times one `plan` of the applied configuration in `engine`'s folder.
 fn measure(cluster: &Cluster, engine: &Engine, label: String, objects: usize) -> Result<Row, String> {
-    let counting = cluster.request_count().is_some();
-    if counting {
-        let reset = cluster.kubectl(&["delete", "--raw", "/_test/requests"]);
-        if !reset.success() {
-            return Err(format!("resetting the request counters:\n{reset}"));
-        }
-    }
-    let start = Instant::now();
-    let plan = engine.run(&["plan", "-input=false", "-detailed-exitcode"]);
-    let wall_s = start.elapsed().as_secs_f64();
+    let ((plan, wall_s), counted) = cluster.count_requests(|| {
+        let start = Instant::now();
+        let plan = engine.run(&["plan", "-input=false", "-detailed-exitcode"]);
+        (plan, start.elapsed().as_secs_f64())
+    });
     if plan.code != 0 {
         return Err(format!("{label}: the plan after apply is not empty:\n{plan}"));
     }
-    let requests = cluster.request_count().map(|c| requests_by_verb(&c));
     Ok(Row {
         label,
         objects,
-        requests,
+        requests: counted.by_verb(),
         wall_s,
     })
 }
@@ -172,17 +148,13 @@ fn main() {
     );
     println!("{}", "-".repeat(72));
     for row in &rows {
-        let (total, verbs) = match &row.requests {
-            Some(by_verb) => (
-                by_verb.values().sum::<u64>().to_string(),
-                by_verb
-                    .iter()
-                    .map(|(verb, n)| format!("{verb} {n}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ),
-            None => ("-".to_string(), "(not counted on a real cluster)".to_string()),
-        };
+        let total = row.requests.values().sum::<u64>();
+        let verbs = row
+            .requests
+            .iter()
+            .map(|(verb, n)| format!("{verb} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         println!(
             "{:<18} | {:>7} | {:>8} | {:>7.2} | {verbs}",
             row.label, row.objects, total, row.wall_s

@@ -494,9 +494,10 @@ fn scalar_from_json(scalar: Scalar, live: &Json) -> Value {
 pub mod test_support {
     use super::*;
 
-    /// The request and response bodies of one step of a kube-golden transcript.
+    /// The request and response bodies of one step of a kube-golden transcript (the in-repo
+    /// copy in `acceptance/kube-golden/`).
     pub fn golden(file: &str, step: usize) -> (Json, Json) {
-        let path = format!("{}/../../shared/kube-golden/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/../acceptance/kube-golden/{file}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let doc: Json = serde_json::from_str(&text).expect("golden JSON");
         let s = &doc["steps"][step];

@@ -1,0 +1,137 @@
+//! Counting the API requests a piece of work makes, the same way on the test server and on a
+//! real cluster: from the API server's `/metrics` (`apiserver_request_total`, which both
+//! serve), before and after the work.
+//!
+//! A real cluster is shared by every test of the process and by its own control plane, so a
+//! measurement keeps both out: series of control-plane clients (`system_client` set) are left
+//! out, and while one test measures, no other test of this process runs kubectl or the engine
+//! (every command takes [`shared`]; a measurement takes the lock exclusively).
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::sync::{RwLock, RwLockReadGuard};
+
+/// Held shared by every command a test runs, exclusively by a measurement.
+static TRAFFIC: RwLock<()> = RwLock::new(());
+
+thread_local! {
+    /// Set on the thread that measures: its own commands are what it counts.
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The shared hold a command keeps while it runs; None on the measuring thread itself.
+pub(crate) fn shared() -> Option<RwLockReadGuard<'static, ()>> {
+    if MEASURING.with(Cell::get) {
+        return None;
+    }
+    // A test that panicked while holding it leaves nothing inconsistent behind.
+    Some(TRAFFIC.read().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Runs `work` while no other thread of this process runs a command.
+pub(crate) fn exclusive<T>(work: impl FnOnce() -> T) -> T {
+    let _hold = TRAFFIC.write().unwrap_or_else(|e| e.into_inner());
+    MEASURING.with(|m| m.set(true));
+    // Reset even when `work` panics, so the thread's later commands take the lock again.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            MEASURING.with(|m| m.set(false));
+        }
+    }
+    let _reset = Reset;
+    work()
+}
+
+/// Answered requests by `(verb, resource)`, verbs as the apiserver counts them (`GET`, `LIST`,
+/// `WATCH`, `POST`, `PUT`, `PATCH`, `APPLY`, `DELETE`, ...), clients of the control plane left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestCounts(BTreeMap<(String, String), u64>);
+
+impl RequestCounts {
+    /// Parses the Prometheus text of `/metrics`.
+    pub fn from_metrics(text: &str) -> RequestCounts {
+        let mut counts = BTreeMap::new();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("apiserver_request_total{") else {
+                continue;
+            };
+            let Some((labels, value)) = rest.rsplit_once("} ") else {
+                continue;
+            };
+            let label = |name: &str| {
+                let start = labels.find(&format!("{name}=\""))? + name.len() + 2;
+                let len = labels[start..].find('"')?;
+                Some(labels[start..start + len].to_string())
+            };
+            if label("system_client").is_some_and(|c| !c.is_empty()) {
+                continue;
+            }
+            let (Some(verb), Some(resource)) = (label("verb"), label("resource")) else {
+                continue;
+            };
+            // Counters print as floats when large ("1.2e+06"): parse as one.
+            let n = value.trim().parse::<f64>().unwrap_or(0.0) as u64;
+            *counts.entry((verb, resource)).or_default() += n;
+        }
+        RequestCounts(counts)
+    }
+
+    /// Requests with `verb` on `resource` (e.g. `"GET"`, `"secrets"`).
+    pub fn get(&self, verb: &str, resource: &str) -> u64 {
+        self.0
+            .get(&(verb.to_string(), resource.to_string()))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// What was counted after `earlier`.
+    pub fn since(&self, earlier: &RequestCounts) -> RequestCounts {
+        RequestCounts(
+            self.0
+                .iter()
+                .map(|(k, n)| (k.clone(), n - earlier.0.get(k).copied().unwrap_or(0).min(*n)))
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+        )
+    }
+
+    /// Totals by verb over resource requests (non-resource paths like `/metrics` left out).
+    pub fn by_verb(&self) -> BTreeMap<String, u64> {
+        let mut totals = BTreeMap::new();
+        for ((verb, resource), n) in &self.0 {
+            if !resource.is_empty() {
+                *totals.entry(verb.clone()).or_default() += n;
+            }
+        }
+        totals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_client_series_and_differences() {
+        let before = RequestCounts::from_metrics(
+            "# TYPE apiserver_request_total counter\n\
+             apiserver_request_total{code=\"200\",component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"secrets\",scope=\"resource\",subresource=\"\",system_client=\"\",verb=\"GET\",version=\"v1\"} 2\n\
+             apiserver_request_total{code=\"404\",component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"secrets\",scope=\"resource\",subresource=\"\",system_client=\"\",verb=\"GET\",version=\"v1\"} 1\n\
+             apiserver_request_total{code=\"200\",component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"secrets\",scope=\"cluster\",subresource=\"\",system_client=\"kube-controller-manager\",verb=\"LIST\",version=\"v1\"} 7\n",
+        );
+        assert_eq!(before.get("GET", "secrets"), 3);
+        assert_eq!(
+            before.get("LIST", "secrets"),
+            0,
+            "control-plane clients are left out"
+        );
+        let after = RequestCounts::from_metrics(
+            "apiserver_request_total{code=\"200\",resource=\"secrets\",system_client=\"\",verb=\"GET\"} 5\n\
+             apiserver_request_total{code=\"200\",resource=\"\",system_client=\"\",verb=\"GET\"} 1\n",
+        );
+        let delta = after.since(&before);
+        assert_eq!(delta.get("GET", "secrets"), 2);
+        assert_eq!(delta.by_verb(), BTreeMap::from([("GET".to_string(), 2)]));
+    }
+}
