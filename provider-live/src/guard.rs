@@ -151,8 +151,7 @@ pub fn fingerprint(live: Option<&Json>, manager: &str, carried: &[u8]) -> Vec<u8
     };
     let mut fields = Ownership::of(object, manager).into_ours();
     if let Ok(Seen {
-        fields: Some(before),
-        ..
+        fields: Some(before), ..
     }) = serde_json::from_slice(carried)
     {
         let into = fields.get_or_insert_with(FieldSet::new);
@@ -277,7 +276,9 @@ impl Check<'_> {
 
     /// The live object is the one the state records (when it records a uid).
     fn same_object(&self, live: Option<&Json>) -> Result<(), GuardError> {
-        let found = live.and_then(|o| o.pointer("/metadata/uid")).and_then(Json::as_str);
+        let found = live
+            .and_then(|o| o.pointer("/metadata/uid"))
+            .and_then(Json::as_str);
         match (self.uid, found) {
             (Some(expected), Some(found)) if expected != found => Err(GuardError::Replaced {
                 object: self.object.clone(),
@@ -410,11 +411,20 @@ mod tests {
     fn fingerprint_covers_only_what_our_manager_owns() {
         let object = managed(1, "nginx:1", "t1");
         let seen = fingerprint(Some(&object), "tofu-live", b"");
-        assert!(unchanged(Some(&managed(5, "nginx:1", "t2")), &seen), "scaled and restarted");
-        assert!(!unchanged(Some(&managed(1, "nginx:2", "t1")), &seen), "our image changed");
+        assert!(
+            unchanged(Some(&managed(5, "nginx:1", "t2")), &seen),
+            "scaled and restarted"
+        );
+        assert!(
+            !unchanged(Some(&managed(1, "nginx:2", "t1")), &seen),
+            "our image changed"
+        );
         let mut replaced = object.clone();
         replaced["metadata"]["uid"] = json!("u-2");
-        assert!(!unchanged(Some(&replaced), &seen), "another object of the same name");
+        assert!(
+            !unchanged(Some(&replaced), &seen),
+            "another object of the same name"
+        );
         let mut relabelled = object.clone();
         relabelled["metadata"]["labels"]["tofu-estate"] = json!("other");
         assert!(!unchanged(Some(&relabelled), &seen));

@@ -378,9 +378,14 @@ impl<K: Kind> Resource for TypedResource<K> {
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let target = self.target(metadata::of(&req.current_state));
-        lifecycle::refresh(&self.ctx, conn, target.as_ref(), FIELD_MANAGER, req, |o, prior| {
-            self.state_of(o, prior)
-        })
+        lifecycle::refresh(
+            &self.ctx,
+            conn,
+            target.as_ref(),
+            FIELD_MANAGER,
+            req,
+            |o, prior| self.state_of(o, prior),
+        )
         .await
     }
 
