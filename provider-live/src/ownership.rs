@@ -126,9 +126,30 @@ enum ChildKey<'a> {
     Item(usize, &'a Json),
 }
 
+/// `value` with each child (object field or list item) mapped by `f`, or dropped where `f`
+/// gives `None`; a scalar as it is.
+fn filter_children(value: &Json, f: impl Fn(ChildKey<'_>, &Json) -> Option<Json>) -> Json {
+    match value {
+        Json::Object(fields) => Json::Object(
+            fields
+                .iter()
+                .filter_map(|(k, v)| f(ChildKey::Field(k), v).map(|v| (k.clone(), v)))
+                .collect(),
+        ),
+        Json::Array(items) => Json::Array(
+            items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| f(ChildKey::Item(i, v), v))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// `value` without the children that others own and `ours` does not.
 fn prune(value: &Json, ours: Option<&Map<String, Json>>, others: &Map<String, Json>) -> Json {
-    let decide = |key: ChildKey<'_>, v: &Json| -> Option<Json> {
+    filter_children(value, |key, v| {
         let mine = ours.and_then(|o| child(o, key));
         let theirs = child(others, key);
         match (mine, theirs) {
@@ -137,46 +158,14 @@ fn prune(value: &Json, ours: Option<&Map<String, Json>>, others: &Map<String, Js
             (m, Some(t)) => Some(prune(v, m, t)),
             (_, None) => Some(v.clone()),
         }
-    };
-    match value {
-        Json::Object(fields) => Json::Object(
-            fields
-                .iter()
-                .filter_map(|(k, v)| decide(ChildKey::Field(k), v).map(|v| (k.clone(), v)))
-                .collect(),
-        ),
-        Json::Array(items) => Json::Array(
-            items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, v)| decide(ChildKey::Item(i, v), v))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+    })
 }
 
 /// Only the children of `value` that `set` owns.
 fn keep(value: &Json, set: &Map<String, Json>) -> Json {
-    let take = |key: ChildKey<'_>, v: &Json| {
+    filter_children(value, |key, v| {
         child(set, key).map(|node| if whole(node) { v.clone() } else { keep(v, node) })
-    };
-    match value {
-        Json::Object(fields) => Json::Object(
-            fields
-                .iter()
-                .filter_map(|(k, v)| take(ChildKey::Field(k), v).map(|v| (k.clone(), v)))
-                .collect(),
-        ),
-        Json::Array(items) => Json::Array(
-            items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, v)| take(ChildKey::Item(i, v), v))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+    })
 }
 
 #[cfg(test)]
