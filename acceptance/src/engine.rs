@@ -18,7 +18,21 @@ pub struct EngineOutput {
     pub stderr: String,
 }
 
+/// Engine output with the diagnostic box drawing and line wrapping taken out, so a message
+/// can be looked for whatever the terminal width.
+pub fn flat(text: &str) -> String {
+    text.replace(['│', '╷', '╵'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 impl EngineOutput {
+    /// Both streams, [`flat`]tened.
+    pub fn flat(&self) -> String {
+        flat(&self.combined())
+    }
+
     pub fn success(&self) -> bool {
         self.code == 0
     }

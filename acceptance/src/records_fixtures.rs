@@ -187,14 +187,7 @@ impl Default for Workdir {
     }
 }
 
-/// Engine output with the diagnostic box drawing and line wrapping taken out, so a message
-/// can be looked for whatever the terminal width.
-pub fn flat(text: &str) -> String {
-    text.replace(['│', '╷', '╵'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use crate::engine::flat;
 
 /// The output Secrets `estate` recorded (by the estate and output labels).
 pub fn output_secrets(cluster: &Cluster, estate: &str) -> Vec<Value> {

@@ -13,11 +13,6 @@ fn kubectl_ok(cluster: &Cluster, args: &[&str]) -> EngineOutput {
     out
 }
 
-/// Diagnostics are word-wrapped: runs of whitespace as one space.
-fn flat(out: &EngineOutput) -> String {
-    out.combined().split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// A Deployment `web` without `replicas`, with an annotation of ours on its pod template and
 /// env `REV` = `rev`. No rollout wait: a cluster without nodes never finishes one.
 fn web(ns: &str, rev: &str) -> String {
@@ -134,7 +129,8 @@ fn a_saved_plan_survives_kubectl_scale_but_not_a_change_to_a_managed_field() {
     let out = work.run(&["apply", "-input=false", "edited.tfplan"]);
     assert!(!out.success(), "a stale plan was applied:\n{out}");
     assert!(
-        flat(&out).contains("The approved plan no longer matches the live system"),
+        out.flat()
+            .contains("The approved plan no longer matches the live system"),
         "not refused as stale:\n{out}"
     );
     let after = deployment(&cluster, ns);
@@ -183,7 +179,7 @@ fn destroy_refuses_an_object_that_replaced_ours() {
     let out = work.run(&["apply", "-input=false", "destroy.tfplan"]);
     assert!(!out.success(), "the replacement was deleted:\n{out}");
     assert!(
-        flat(&out).contains(&format!(
+        out.flat().contains(&format!(
             "ConfigMap \"{ns}/cfg\" was replaced by another object of the same name"
         )),
         "not refused as replaced:\n{out}"

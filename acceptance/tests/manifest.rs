@@ -13,15 +13,6 @@ fn base64_of(text: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(text)
 }
 
-/// Engine output with the diagnostic boxes and line wrapping taken out.
-fn flat(out: &EngineOutput) -> String {
-    out.combined()
-        .replace(['│', '╷', '╵'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Secret `db` in `ns` with `password` in `data` and `user` in `stringData`, both marked
 /// sensitive, and labels `labels`.
 fn secret_manifest(ns: &str, password: &str, user: &str, labels: &str) -> String {
@@ -65,7 +56,8 @@ fn secret_values_never_show_in_plans_or_state_yet_changes_plan_and_apply() {
     let out = work.run(&["validate"]);
     assert!(out.success(), "validate:\n{out}");
     assert!(
-        flat(&out).contains("Secret values in a manifest show in plans unless marked sensitive"),
+        out.flat()
+            .contains("Secret values in a manifest show in plans unless marked sensitive"),
         "{out}"
     );
 
@@ -168,7 +160,7 @@ fn a_field_another_manager_owns_is_named_with_its_manager_and_force_conflicts() 
         !out.success(),
         "apply over another manager's field succeeded:\n{out}"
     );
-    let text = flat(&out);
+    let text = out.flat();
     assert!(text.contains("Field manager conflict"), "{out}");
     assert!(
         text.contains("\"other-team\""),
