@@ -11,13 +11,15 @@ SHELL := bash
 CARGO ?= cargo
 export TF
 
-.PHONY: help setup build test test-real golden demo break-check fuzz fmt lint clean
+.PHONY: help setup build test test-real golden catalog openapi demo break-check fuzz fmt lint clean
 
 help:
 	@echo "make demo    set up, build, apply the reference estates, show them, destroy them"
 	@echo "make test    set up, build, run all tests"
 	@echo "make test-real  the acceptance tests against a real control plane (../shared/realk8s)"
 	@echo "make golden  refresh acceptance/kube-golden from ../shared/kube-golden"
+	@echo "make catalog regenerate provider-live/catalog/kinds.tsv (every typed resource) from reference/"
+	@echo "make openapi refresh reference/openapi from the cluster KUBECONFIG names"
 	@echo "make setup   install the engine and kubectl into .tools/ (TF=... to use your own engine)"
 	@echo "make build   build the providers and lay out the mirror in dist/"
 	@echo "make break-check  show that every stage's break switch makes it fail"
@@ -40,6 +42,15 @@ test: setup build
 # when ../shared/realk8s is not there.
 test-real: setup build
 	@scripts/test-real.sh
+
+# The kind catalog: every typed resource's fields, joined from hashicorp/kubernetes' schema
+# (reference/*.paths.tsv) and the API server's OpenAPI (reference/openapi/) per
+# provider-live/catalog/types.tsv and overrides.tsv. A unit test fails when it is stale.
+catalog:
+	$(CARGO) run --quiet -p kind-catalog
+
+openapi:
+	@scripts/openapi.sh
 
 # The in-repo copy of the recorded kube-apiserver transcripts, refreshed from ../shared.
 golden:

@@ -36,6 +36,6 @@ pub use provider::{
     ApplyRequest, ApplyResponse, DataSource, ImportRequest, ImportResponse, ImportedResource, PlanRequest,
     PlanResponse, Provider, ReadDataRequest, ReadDataResponse, ReadRequest, ReadResponse, Resource,
 };
-pub use schema::{Attribute, Block, NestedBlock, Nesting, Schema};
+pub use schema::{Attribute, Block, NestedAttributes, NestedBlock, Nesting, Schema};
 pub use types::Type;
 pub use value::{Number, Refinements, Typed, Value};

@@ -52,6 +52,16 @@ pub struct Attribute {
     pub sensitive: bool,
     pub deprecated: bool,
     pub write_only: bool,
+    /// Set for a nested attribute (`rules = [{ ... }]`): its attributes, each with its own
+    /// required/optional flags. `ty` is then the object type they make, nested as `nesting`.
+    pub nested: Option<NestedAttributes>,
+}
+
+/// The attributes of a nested attribute and how they nest (single, list, set or map).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NestedAttributes {
+    pub nesting: Nesting,
+    pub attributes: Vec<Attribute>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -97,6 +107,27 @@ impl Block {
         self
     }
 
+    /// The block with its nested attributes shown as nested blocks of the same nesting: value
+    /// rules that walk blocks (plan modifiers, conforming a read-back) then cover them too.
+    /// Borrowed when there are none.
+    pub fn nested_as_blocks(&self) -> std::borrow::Cow<'_, Block> {
+        if self.attributes.iter().all(|a| a.nested.is_none()) {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut out = self.clone();
+        out.attributes.retain(|a| a.nested.is_none());
+        for a in self.attributes.iter() {
+            if let Some(nested) = &a.nested {
+                let inner = Block {
+                    attributes: nested.attributes.clone(),
+                    ..Block::new(a.description.clone())
+                };
+                out.blocks.push(NestedBlock::new(&a.name, nested.nesting, inner));
+            }
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
     pub fn find_attribute(&self, name: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.name == name)
     }
@@ -138,7 +169,21 @@ impl Attribute {
             sensitive: false,
             deprecated: false,
             write_only: false,
+            nested: None,
         }
+    }
+
+    /// A nested attribute: `attributes` nested as `nesting`, its type derived from them.
+    pub fn nested(mut self, nesting: Nesting, attributes: Vec<Attribute>) -> Attribute {
+        let object = Type::object(attributes.iter().map(|a| (a.name.clone(), a.ty.clone())));
+        self.ty = match nesting {
+            Nesting::List => Type::list(object),
+            Nesting::Set => Type::set(object),
+            Nesting::Map => Type::map(object),
+            Nesting::Single | Nesting::Group => object,
+        };
+        self.nested = Some(NestedAttributes { nesting, attributes });
+        self
     }
 
     pub fn required(name: &str, ty: Type, description: &str) -> Attribute {

@@ -17,7 +17,7 @@ use crate::proto::tfplugin6 as pb;
 use crate::provider::{
     ApplyRequest, DataSource, ImportRequest, PlanRequest, Provider, ReadDataRequest, ReadRequest, Resource,
 };
-use crate::schema::{Block, Nesting, Schema};
+use crate::schema::{Attribute, Block, Nesting, Schema};
 use crate::types::Type;
 use crate::value::Value;
 
@@ -219,25 +219,41 @@ fn to_proto_schema(schema: &Schema) -> pb::Schema {
     }
 }
 
+/// An attribute; a nested one carries its attributes instead of a type.
+fn to_proto_attribute(a: &Attribute) -> pb::schema::Attribute {
+    use pb::schema::object::NestingMode;
+    let nested_type = a.nested.as_ref().map(|n| pb::schema::Object {
+        attributes: n.attributes.iter().map(to_proto_attribute).collect(),
+        nesting: match n.nesting {
+            Nesting::Single | Nesting::Group => NestingMode::Single,
+            Nesting::List => NestingMode::List,
+            Nesting::Set => NestingMode::Set,
+            Nesting::Map => NestingMode::Map,
+        } as i32,
+        ..Default::default()
+    });
+    pb::schema::Attribute {
+        name: a.name.clone(),
+        r#type: if nested_type.is_some() {
+            Vec::new()
+        } else {
+            a.ty.to_json_bytes()
+        },
+        nested_type,
+        description: a.description.clone(),
+        required: a.required,
+        optional: a.optional,
+        computed: a.computed,
+        sensitive: a.sensitive,
+        description_kind: pb::StringKind::Markdown as i32,
+        deprecated: a.deprecated,
+        write_only: a.write_only,
+    }
+}
+
 fn to_proto_block(block: &Block, version: i64) -> pb::schema::Block {
     use pb::schema::nested_block::NestingMode;
-    let attributes = block
-        .attributes
-        .iter()
-        .map(|a| pb::schema::Attribute {
-            name: a.name.clone(),
-            r#type: a.ty.to_json_bytes(),
-            nested_type: None,
-            description: a.description.clone(),
-            required: a.required,
-            optional: a.optional,
-            computed: a.computed,
-            sensitive: a.sensitive,
-            description_kind: pb::StringKind::Markdown as i32,
-            deprecated: a.deprecated,
-            write_only: a.write_only,
-        })
-        .collect();
+    let attributes = block.attributes.iter().map(to_proto_attribute).collect();
     let block_types = block
         .blocks
         .iter()
@@ -262,6 +278,87 @@ fn to_proto_block(block: &Block, version: i64) -> pb::schema::Block {
         description: block.description.clone(),
         description_kind: pb::StringKind::Markdown as i32,
         deprecated: block.deprecated,
+    }
+}
+
+/// Errors for every write-only attribute `config` sets, for an engine whose client
+/// capabilities do not allow write-only attributes: such an engine would keep the value in
+/// its plan and state, which is what write-only attributes exist to prevent.
+fn write_only_refused(block: &Block, config: &Value) -> Diagnostics {
+    let mut paths = Vec::new();
+    write_only_set(block, config, &AttributePath::default(), &mut paths);
+    paths
+        .into_iter()
+        .map(|path| {
+            Diagnostic::error(
+                "Write-only attribute not allowed",
+                format!(
+                    "{path} is write-only, and this engine does not support write-only attributes \
+                     (Terraform 1.11 or later does): its value would be kept in the plan and state. \
+                     Leave it unset, or use an engine that supports write-only attributes."
+                ),
+            )
+            .at(path)
+        })
+        .collect()
+}
+
+/// The paths of the write-only attributes set (not null) in `value`, a value of `block`.
+fn write_only_set(block: &Block, value: &Value, at: &AttributePath, out: &mut Vec<AttributePath>) {
+    if value.is_null() || value.is_unknown() {
+        return;
+    }
+    for attribute in &block.attributes {
+        let path = at.clone().attribute(&attribute.name);
+        let inner = value.get(&attribute.name);
+        if attribute.write_only && !inner.is_null() {
+            out.push(path);
+        } else if let Some(nested) = &attribute.nested {
+            let block = Block {
+                attributes: nested.attributes.clone(),
+                ..Block::default()
+            };
+            write_only_in_nesting(&block, nested.nesting, inner, &path, out);
+        }
+    }
+    for nested in &block.blocks {
+        let path = at.clone().attribute(&nested.type_name);
+        write_only_in_nesting(
+            &nested.block,
+            nested.nesting,
+            value.get(&nested.type_name),
+            &path,
+            out,
+        );
+    }
+}
+
+fn write_only_in_nesting(
+    block: &Block,
+    nesting: Nesting,
+    value: &Value,
+    at: &AttributePath,
+    out: &mut Vec<AttributePath>,
+) {
+    match nesting {
+        Nesting::Single | Nesting::Group => write_only_set(block, value, at, out),
+        Nesting::List => {
+            for (i, element) in value.elements().iter().enumerate() {
+                let path = at.clone().index(i64::try_from(i).unwrap_or(i64::MAX));
+                write_only_set(block, element, &path, out);
+            }
+        }
+        // A set element has no path of its own: the set's path names it.
+        Nesting::Set => {
+            for element in value.elements() {
+                write_only_set(block, element, at, out);
+            }
+        }
+        Nesting::Map => {
+            for (key, element) in value.entries().into_iter().flatten() {
+                write_only_set(block, element, &at.clone().key(key), out);
+            }
+        }
     }
 }
 
@@ -346,7 +443,17 @@ impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
                 &entry.value_type,
                 "resource configuration",
             )?;
-            Ok(entry.resource.validate(&config))
+            let allowed = request
+                .client_capabilities
+                .as_ref()
+                .is_some_and(|c| c.write_only_attributes_allowed);
+            let mut diagnostics = if allowed {
+                Diagnostics::new()
+            } else {
+                write_only_refused(&entry.schema.block, &config)
+            };
+            diagnostics.extend(entry.resource.validate(&config));
+            Ok(diagnostics)
         });
         Ok(Response::new(pb::validate_resource_config::Response {
             diagnostics: diagnostics_of(result),
@@ -806,6 +913,47 @@ mod tests {
         assert_eq!(response.new_state, Some(state));
         assert_eq!(response.private, b"p");
         assert_eq!(response.diagnostics[0].summary, "Read failed");
+    }
+
+    #[test]
+    fn write_only_values_are_refused_where_the_engine_cannot_keep_them_out_of_state() {
+        let write_only = |name: &str| Attribute {
+            write_only: true,
+            ..Attribute::optional(name, Type::String, "w")
+        };
+        let block = Block::new("r")
+            .attribute(write_only("password"))
+            .attribute(Attribute::optional("size", Type::Number, "s"))
+            .block(NestedBlock::new(
+                "user",
+                Nesting::List,
+                Block::new("u").attribute(write_only("token")),
+            ));
+        let config = Value::object([
+            ("password", Value::string("hunter2")),
+            ("size", Value::int(1)),
+            (
+                "user",
+                Value::List(vec![
+                    Value::object([("token", Value::Null)]),
+                    Value::object([("token", Value::string("t"))]),
+                ]),
+            ),
+        ]);
+        let refused = write_only_refused(&block, &config);
+        let paths: Vec<String> = refused
+            .0
+            .iter()
+            .map(|d| d.attribute.as_ref().map(ToString::to_string).unwrap_or_default())
+            .collect();
+        assert_eq!(paths, ["password", "user[1].token"]);
+        assert!(refused.has_errors());
+        assert!(
+            refused.0.iter().all(|d| !d.detail.contains("hunter2")),
+            "values never show"
+        );
+        let unset = Value::object([("password", Value::Null), ("user", Value::List(vec![]))]);
+        assert!(write_only_refused(&block, &unset).is_empty());
     }
 
     #[tokio::test]

@@ -13,10 +13,36 @@ pub struct KindInfo {
     pub plural: &'static str,             // "deployments"
     pub namespaced: bool,
     pub description: &'static str, // markdown, for the schema
+    pub metadata: MetadataShape,
 }
 
-/// How a kind converts its object. Field-table kinds get it from their table
-/// (`kinds::spec_convert::TableKind`); the others write it out.
+/// How hashicorp shapes a type's `metadata`: a required block for most, but an optional one
+/// for a few types and a nested attribute (`metadata = { ... }`) for plugin-framework types.
+#[derive(Clone, Copy, Debug)]
+pub struct MetadataShape {
+    /// `metadata = { ... }` instead of a block.
+    pub attribute: bool,
+    pub required: bool,
+    /// Has `namespace` (namespaced kinds, and framework types even when cluster-scoped).
+    pub namespace: bool,
+    /// `uid`, `resource_version` and `generation` are optional+computed, not computed only.
+    pub server_fields_optional: bool,
+}
+
+impl MetadataShape {
+    /// The usual block: required, with `namespace` where the kind is namespaced.
+    pub const fn block(namespaced: bool) -> MetadataShape {
+        MetadataShape {
+            attribute: false,
+            required: true,
+            namespace: namespaced,
+            server_fields_optional: false,
+        }
+    }
+}
+
+/// How a kind converts its object. Catalog kinds get it from their field table
+/// (`kinds::generic::CatalogKind`); the others write it out.
 pub trait Kind: Behaviour {
     fn info(&self) -> &'static KindInfo;
 
@@ -66,6 +92,15 @@ pub trait Behaviour: Send + Sync + 'static {
     fn delete_wait(&self, _resource: &Value) -> Option<std::time::Duration> {
         None
     }
+
+    /// Fills in what the API requires and the kind's Terraform shape cannot say (an ingress of
+    /// the networking/v1beta1 shape has no `path_type`). Default: nothing.
+    fn complete(&self, _object: &mut Map<String, Json>) {}
+
+    /// Removes from an object being imported what the API server added by itself inside
+    /// values owned whole (items of an atomic list, like a pod's default tolerations), which
+    /// field ownership cannot tell from the user's. Default: nothing.
+    fn unclaim(&self, _object: &mut Json) {}
 
     /// Attributes the API server refuses to change once set (a Service's `cluster_ip`, a
     /// Deployment's `selector`): a planned change to one replaces the object instead of

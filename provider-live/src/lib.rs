@@ -7,6 +7,7 @@
 //! [`discovery`] talk to the API; [`ownership`] reads who owns which field.
 
 pub mod cache;
+pub mod catalog;
 pub mod context;
 pub mod discovery;
 pub mod guard;

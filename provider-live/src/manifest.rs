@@ -6,6 +6,11 @@
 //! manifest sets, so server defaults never show as a diff while a change to a configured
 //! value does. `computed_fields` names paths whose differences are ignored. A Secret's
 //! values never show in `object` (see [`secret`]).
+//!
+//! After a write, the `wait` block and hashicorp's older `wait_for = { fields = { … } }` hold
+//! the apply until the object is as they say (a field path's value matching a regular
+//! expression, `"*"` for any value; a status condition; a finished rollout), bounded by
+//! `timeouts.create` / `timeouts.update`: dependents then see the object ready.
 
 mod secret;
 
@@ -16,8 +21,8 @@ use async_trait::async_trait;
 use kube_estate::ESTATE_LABEL;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
-    Type, Value,
+    ImportResponse, NestedBlock, Nesting, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource,
+    Schema, Type, Value,
 };
 use regex::Regex;
 use serde_json::{Map, Value as Json};
@@ -337,7 +342,7 @@ impl Manifest {
             "update"
         };
         let timeout = timeouts::of(planned, operation, DEFAULT_TIMEOUT);
-        if let Some(wait) = Wait::of(single(planned, "wait")) {
+        if let Some(wait) = Wait::of_resource(planned) {
             let done = |live: Option<&Json>| live.is_some_and(|o| wait.satisfied(o));
             if let Err(e) =
                 objects::wait_until(&conn.client, &target, timeout, "meet its wait conditions", done).await
@@ -375,7 +380,63 @@ struct Wait {
     conditions: Vec<(String, Option<String>)>,
 }
 
+/// hashicorp's shorthand for "any value": the field only has to be there.
+const ANY_VALUE: &str = "*";
+
+/// A `fields` pattern as a regular expression.
+fn field_pattern(pattern: &str) -> Result<Regex, regex::Error> {
+    if pattern == ANY_VALUE {
+        Regex::new("(.*)?")
+    } else {
+        Regex::new(pattern)
+    }
+}
+
+/// Errors for `fields` patterns that are not regular expressions, in `wait` and `wait_for`.
+fn validate_waits(config: &Value) -> Vec<Diagnostic> {
+    let places = [
+        (
+            single(config, "wait"),
+            AttributePath::root("wait").index(0).attribute("fields"),
+        ),
+        (
+            config.get("wait_for"),
+            AttributePath::root("wait_for").attribute("fields"),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (block, path) in places {
+        for (field, pattern) in block.get("fields").entries().into_iter().flatten() {
+            let Some(pattern) = pattern.as_str() else { continue };
+            if let Err(e) = field_pattern(pattern) {
+                out.push(
+                    Diagnostic::error(
+                        "Invalid wait pattern",
+                        format!("The pattern for {field:?} is not a regular expression: {e}"),
+                    )
+                    .at(path.clone().key(field)),
+                );
+            }
+        }
+    }
+    out
+}
+
 impl Wait {
+    /// What a resource value waits for: its `wait` block and its `wait_for` attribute
+    /// together (`None` when it has neither).
+    fn of_resource(value: &Value) -> Option<Wait> {
+        [single(value, "wait"), value.get("wait_for")]
+            .into_iter()
+            .filter_map(Wait::of)
+            .reduce(|mut all, wait| {
+                all.rollout |= wait.rollout;
+                all.fields.extend(wait.fields);
+                all.conditions.extend(wait.conditions);
+                all
+            })
+    }
+
     fn of(block: &Value) -> Option<Wait> {
         if block.is_null() {
             return None;
@@ -385,7 +446,7 @@ impl Wait {
             .entries()
             .into_iter()
             .flatten()
-            .filter_map(|(path, pattern)| Some((parse_path(path), Regex::new(pattern.as_str()?).ok()?)))
+            .filter_map(|(path, pattern)| Some((parse_path(path), field_pattern(pattern.as_str()?).ok()?)))
             .collect();
         let conditions = block
             .get("condition")
@@ -414,9 +475,13 @@ impl Wait {
                     Step::Index(i) => v.get(*i),
                 });
             }
+            // Numbers as hashicorp prints them: integers whole, others with six decimals.
             let text = match at {
                 Some(Json::String(s)) => Some(s.clone()),
                 Some(Json::Null) | None => None,
+                Some(Json::Number(n)) if n.as_i64().is_none() && n.as_u64().is_none() => {
+                    n.as_f64().map(|f| format!("{f:.6}"))
+                }
                 Some(other) => Some(other.to_string()),
             };
             text.is_some_and(|t| pattern.is_match(&t))
@@ -480,11 +545,7 @@ impl Resource for Manifest {
                 Type::map(Type::String),
                 "A map of paths to fields to wait for a specific field value (a regular expression).",
             ))
-            .block(NestedBlock::new(
-                "condition",
-                plugin_runtime::Nesting::List,
-                condition,
-            ));
+            .block(NestedBlock::new("condition", Nesting::List, condition));
         let timeouts = ["create", "update", "delete"]
             .iter()
             .fold(Block::new("Timeouts."), |b, op| {
@@ -508,6 +569,25 @@ impl Resource for Manifest {
             Type::Dynamic,
             "The resulting resource state, as returned by the API server, through the manifest's shape.",
         ))
+        .attribute(
+            Attribute::optional(
+                "wait_for",
+                Type::Dynamic,
+                "A map of attribute paths and desired patterns to be matched. After each apply the provider \
+                 will wait for all attributes listed here to reach a value that matches the desired pattern. \
+                 Deprecated: use the `wait` block.",
+            )
+            .nested(
+                Nesting::Single,
+                vec![Attribute::optional(
+                    "fields",
+                    Type::map(Type::String),
+                    "A map of paths to fields (`status.phase`, `status.conditions[0].type`) and the regular \
+                     expression each value must match; `\"*\"` matches any value.",
+                )],
+            )
+            .deprecated(),
+        )
         .attribute(Attribute::optional(
             "computed_fields",
             Type::list(Type::String),
@@ -527,6 +607,7 @@ impl Resource for Manifest {
 
     fn validate(&self, config: &Value) -> Diagnostics {
         let mut out: Diagnostics = timeouts::validate(config).into_iter().collect();
+        out.extend(validate_waits(config).into_iter().collect());
         let manifest = config.get("manifest");
         if !manifest.is_wholly_known() {
             return out;
@@ -739,6 +820,69 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": "h"}, "data": {"k": "v"}})
         );
+    }
+
+    #[test]
+    fn wait_for_fields_wait_like_the_wait_block() {
+        let wait_for = |fields: Value| {
+            Value::object([
+                ("wait", Value::List(vec![])),
+                ("wait_for", Value::object([("fields", fields)])),
+            ])
+        };
+        let wait = Wait::of_resource(&wait_for(Value::string_map([
+            ("status.phase", "Running"),
+            ("status.podIP", "*"),
+            ("status.ready", "^true$"),
+            ("status.restarts", "^0$"),
+            ("status.load", "^0.500000$"),
+        ])))
+        .expect("a wait");
+        let running = json!({"status": {"phase": "Running", "podIP": "10.0.0.7", "ready": true,
+            "restarts": 0, "load": 0.5}});
+        assert!(wait.satisfied(&running));
+        let mut pending = running.clone();
+        pending["status"]["phase"] = json!("Pending");
+        assert!(!wait.satisfied(&pending));
+        let mut no_ip = running.clone();
+        no_ip["status"].as_object_mut().unwrap().remove("podIP");
+        assert!(!wait.satisfied(&no_ip), "\"*\" needs the field to be there");
+
+        // Together with a `wait` block, both must hold.
+        let mut both = wait_for(Value::string_map([("status.phase", "Running")]));
+        both.set(
+            "wait",
+            Value::List(vec![Value::object([(
+                "fields",
+                Value::string_map([("status.podIP", "^10\\.")]),
+            )])]),
+        );
+        let wait = Wait::of_resource(&both).expect("a wait");
+        assert!(wait.satisfied(&running));
+        let mut elsewhere = running.clone();
+        elsewhere["status"]["podIP"] = json!("192.168.0.1");
+        assert!(!wait.satisfied(&elsewhere));
+
+        assert!(Wait::of_resource(&Value::object([("wait", Value::List(vec![]))])).is_none());
+    }
+
+    #[test]
+    fn bad_wait_patterns_are_configuration_errors() {
+        let config = Value::object([(
+            "wait_for",
+            Value::object([("fields", Value::string_map([("status.phase", "(Running")]))]),
+        )]);
+        let errors = validate_waits(&config);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            errors[0].attribute.as_ref().unwrap().to_string(),
+            "wait_for.fields[\"status.phase\"]"
+        );
+        let schema = Manifest::new(Arc::default()).schema();
+        let wait_for = schema.block.find_attribute("wait_for").expect("wait_for");
+        let nested = wait_for.nested.as_ref().expect("a nested attribute");
+        assert_eq!(nested.nesting, Nesting::Single);
+        assert!(nested.attributes[0].optional && wait_for.optional);
     }
 
     #[test]

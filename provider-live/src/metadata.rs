@@ -6,7 +6,7 @@
 //! else; on import, every key except the estate label, keys matching the provider's
 //! `ignore_labels` / `ignore_annotations`, and keys in Kubernetes' own domains.
 
-use plugin_runtime::{Attribute, Block, NestedBlock, Type, Value};
+use plugin_runtime::{Attribute, AttributePath, Block, NestedBlock, Nesting, Type, Value};
 use regex::Regex;
 use serde_json::{Map, Value as Json};
 
@@ -21,65 +21,123 @@ pub struct Ignore {
     pub annotations: Vec<Regex>,
 }
 
-/// The `metadata` block (list, exactly one), with `namespace` only for namespaced kinds.
-pub fn block(info: &KindInfo) -> NestedBlock {
+/// The `metadata` block, shaped as the type has it ([`MetadataShape`]): a block of exactly
+/// one (most types) or a nested attribute, with `namespace` where the type has one.
+pub fn add_to(block: &mut Block, info: &KindInfo) {
+    let shape = info.metadata;
     let what = info.kind.to_lowercase();
-    let mut b = Block::new(format!("Standard {what}'s metadata."))
-        .attribute(Attribute::optional(
+    let server = |name: &str, ty: Type, doc: &str| {
+        if shape.server_fields_optional {
+            Attribute::optional_computed(name, ty, doc)
+        } else {
+            Attribute::computed(name, ty, doc)
+        }
+    };
+    let mut attributes = vec![
+        Attribute::optional(
             "annotations",
             Type::map(Type::String),
-            &format!("An unstructured key value map stored with the {what} that may be used to store arbitrary metadata."),
-        ))
-        .attribute(Attribute::optional(
+            &format!(
+                "An unstructured key value map stored with the {what} that may be used to store arbitrary metadata."
+            ),
+        ),
+        Attribute::optional(
             "generate_name",
             Type::String,
             "Prefix, used by the server, to generate a unique name ONLY IF the `name` field has not been provided.",
-        ))
-        .attribute(Attribute::optional(
+        ),
+        Attribute::optional(
             "labels",
             Type::map(Type::String),
             &format!(
                 "Map of string keys and values that can be used to organize and categorize the {what}. \
                  The estate label `tofu-estate` is added by the provider and never shown here."
             ),
-        ))
-        .attribute(Attribute::optional_computed(
+        ),
+        Attribute::optional_computed(
             "name",
             Type::String,
             &format!("Name of the {what}, must be unique. Cannot be updated."),
-        ))
-        .attribute(Attribute::computed(
+        ),
+        server(
             "generation",
             Type::Number,
             "A sequence number representing a specific generation of the desired state.",
-        ))
-        .attribute(Attribute::computed(
+        ),
+        server(
             "resource_version",
             Type::String,
             &format!("An opaque value that represents the internal version of this {what}."),
-        ))
-        .attribute(Attribute::computed(
+        ),
+        server(
             "uid",
             Type::String,
             &format!("The unique in time and space value for this {what}."),
-        ));
-    if info.namespaced {
-        b = b.attribute(Attribute::optional_computed(
+        ),
+    ];
+    if shape.namespace {
+        attributes.push(Attribute::optional_computed(
             "namespace",
             Type::String,
             &format!("Namespace defines the space within which name of the {what} must be unique. Default `default`."),
         ));
     }
-    NestedBlock::exactly_one("metadata", b)
+    let description = format!("Standard {what}'s metadata.");
+    if shape.attribute {
+        let attribute = if shape.required {
+            Attribute::required("metadata", Type::Dynamic, &description)
+        } else {
+            Attribute::optional("metadata", Type::Dynamic, &description)
+        };
+        block
+            .attributes
+            .insert(0, attribute.nested(Nesting::Single, attributes));
+    } else {
+        let inner = attributes
+            .into_iter()
+            .fold(Block::new(description), Block::attribute);
+        let nested = if shape.required {
+            NestedBlock::exactly_one("metadata", inner)
+        } else {
+            NestedBlock::at_most_one("metadata", inner)
+        };
+        block.blocks.insert(0, nested);
+    }
 }
 
-/// The single element of a resource value's `metadata` list (`Null` when absent).
+/// The metadata element of a resource value: the single element of a `metadata` block, or
+/// the `metadata` attribute (`Null` when absent).
 pub fn of(resource: &Value) -> &Value {
-    resource
-        .get("metadata")
-        .elements()
-        .first()
-        .unwrap_or(&Value::Null)
+    match resource.get("metadata") {
+        v @ Value::Object(_) => v,
+        v => v.elements().first().unwrap_or(&Value::Null),
+    }
+}
+
+/// The metadata element of a resource value, to change it.
+pub fn of_mut(resource: &mut Value) -> Option<&mut Value> {
+    match resource.get_mut("metadata")? {
+        Value::List(items) => items.first_mut(),
+        v @ Value::Object(_) => Some(v),
+        _ => None,
+    }
+}
+
+/// A metadata element as the resource holds it.
+pub fn wrap(info: &KindInfo, meta: Value) -> Value {
+    if info.metadata.attribute {
+        meta
+    } else {
+        Value::List(vec![meta])
+    }
+}
+
+/// The path of a metadata field in `resource` (`metadata[0].name` or `metadata.name`).
+pub fn path_of(resource: &Value, field: &str) -> AttributePath {
+    match resource.get("metadata") {
+        Value::Object(_) => AttributePath::root("metadata").attribute(field),
+        _ => AttributePath::root("metadata").index(0).attribute(field),
+    }
 }
 
 /// The object metadata to write: name (or generateName), namespace, the user's labels plus
@@ -182,15 +240,41 @@ fn kept(live: Option<&Json>, prior: &Value, attribute: &str, ignore: &[Regex]) -
     }
 }
 
+/// Keys Kubernetes and its tools write onto objects themselves (a `prefix/` matches every key
+/// under it): on import they are not the user's. Other keys in Kubernetes' domains
+/// (`app.kubernetes.io/name`, `kubernetes.io/service-name` on an endpoint slice) are written
+/// by users and stay.
+const SERVER_KEYS: &[&str] = &[
+    "kubernetes.io/metadata.name",
+    "kubernetes.io/service-account.uid",
+    "kubectl.kubernetes.io/last-applied-configuration",
+    "kubectl.kubernetes.io/restartedAt",
+    "deployment.kubernetes.io/",
+    "batch.kubernetes.io/",
+    "statefulset.kubernetes.io/",
+    "apps.kubernetes.io/",
+    "pv.kubernetes.io/",
+    "volume.kubernetes.io/",
+    "volume.beta.kubernetes.io/",
+    "control-plane.alpha.kubernetes.io/",
+    "endpoints.kubernetes.io/",
+    "autoscaling.alpha.kubernetes.io/",
+    "controller-uid",
+    "job-name",
+    "pod-template-hash",
+    "pod-template-generation",
+    "controller-revision-hash",
+    "deprecated.daemonset.template.generation",
+];
+
 /// Whether a key found on an object belongs to the user: not the estate label, not ignored by
-/// the provider block, not in a Kubernetes-owned domain (`kubernetes.io/metadata.name`,
-/// `kubectl.kubernetes.io/restartedAt`, `deployment.kubernetes.io/revision`, ...).
-fn user_key(key: &str, ignore: &[Regex]) -> bool {
-    let domain = key.split_once('/').map(|(d, _)| d).unwrap_or("");
-    let kubernetes_owned = ["kubernetes.io", "k8s.io"]
-        .iter()
-        .any(|owned| domain == *owned || domain.ends_with(&format!(".{owned}")));
-    key != ESTATE_LABEL && !kubernetes_owned && !ignore.iter().any(|r| r.is_match(key))
+/// the provider block, not one Kubernetes writes itself ([`SERVER_KEYS`]).
+pub fn user_key(key: &str, ignore: &[Regex]) -> bool {
+    let server = SERVER_KEYS.iter().any(|k| match k.strip_suffix('/') {
+        Some(prefix) => key.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/')),
+        None => key == *k,
+    });
+    key != ESTATE_LABEL && !server && !ignore.iter().any(|r| r.is_match(key))
 }
 
 #[cfg(test)]

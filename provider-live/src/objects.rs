@@ -172,6 +172,36 @@ pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str
     Ok(to_json(created, &target.resource))
 }
 
+/// Approves a CertificateSigningRequest (its `approval` subresource), as `kubectl certificate
+/// approve` does.
+pub async fn approve(
+    client: &Client,
+    target: &Target,
+    request: &Json,
+    message: &str,
+) -> Result<Json, ApiError> {
+    let api = target.api(client);
+    let mut body = request.clone();
+    let condition = serde_json::json!({
+        "type": "Approved",
+        "status": "True",
+        "reason": "AutoApproved",
+        "message": message,
+    });
+    match body
+        .pointer_mut("/status/conditions")
+        .and_then(Json::as_array_mut)
+    {
+        Some(conditions) => conditions.push(condition),
+        None => body["status"] = serde_json::json!({"conditions": [condition]}),
+    }
+    let params = PostParams::default();
+    let approved = with_retry(|| api.replace_subresource("approval", &target.name, &params, &body))
+        .await
+        .map_err(target.error("approve"))?;
+    Ok(to_json(approved, &target.resource))
+}
+
 /// A JSON merge patch (removes keys other managers own, which server-side apply cannot).
 pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Result<Json, ApiError> {
     let api = target.api(client);

@@ -66,6 +66,19 @@ impl Ownership {
         }
     }
 
+    /// Only the fields some manager owns, ours or another's: the object without what the
+    /// server filled in by default. The whole object when it records no managers at all.
+    pub fn claimed(&self, object: &Json) -> Json {
+        let mut all = self.others.clone();
+        if let Some(ours) = &self.ours {
+            merge(&mut all, ours);
+        }
+        if all.is_empty() {
+            return object.clone();
+        }
+        project(object, &all)
+    }
+
     /// The field set `manager` owns (`None` when it owns nothing).
     pub fn into_ours(self) -> Option<FieldSet> {
         self.ours

@@ -9,6 +9,7 @@ use crate::metadata;
 /// state has nothing at that path (a create, a new block element). Where the prior has the
 /// path, null stays null: the server left it unset and will again.
 pub fn unknown_computed(block: &Block, proposed: &Value, prior: Option<&Value>) -> Value {
+    let block = &*block.nested_as_blocks();
     let Value::Object(fields) = proposed else {
         return proposed.clone();
     };
@@ -68,6 +69,7 @@ pub fn unknown_computed(block: &Block, proposed: &Value, prior: Option<&Value>) 
 /// the configuration become null again, so the server-side-apply body claims only what the
 /// user set and fields other actors own (an autoscaler's `replicas`) stay theirs.
 pub fn configured_only(block: &Block, planned: &Value, config: &Value) -> Value {
+    let block = &*block.nested_as_blocks();
     let Value::Object(fields) = planned else {
         return planned.clone();
     };
@@ -114,6 +116,7 @@ pub fn configured_only(block: &Block, planned: &Value, config: &Value) -> Value 
 /// Fills what a value built from a live object leaves out: missing attributes become null,
 /// missing list and set blocks empty, as the engine expects of a resource value.
 pub fn conform(block: &Block, value: Value) -> Value {
+    let block = &*block.nested_as_blocks();
     let Value::Object(mut fields) = value else {
         return value;
     };
@@ -147,9 +150,7 @@ pub fn conform(block: &Block, value: Value) -> Value {
 /// The server-maintained metadata that any write changes (`generation` only on kinds that
 /// have one: ConfigMaps and Secrets never do).
 pub fn metadata_will_change(planned: &mut Value) {
-    if let Some(Value::List(items)) = planned.get_mut("metadata")
-        && let Some(meta) = items.first_mut()
-    {
+    if let Some(meta) = metadata::of_mut(planned) {
         meta.set("resource_version", Value::unknown());
         if !meta.get("generation").is_null() {
             meta.set("generation", Value::unknown());
@@ -171,7 +172,7 @@ pub fn replace_paths(prior: &Value, planned: &Value) -> Vec<AttributePath> {
             let (b, a) = (before.get(k), after.get(k));
             !a.is_unknown() && b != a
         })
-        .map(|k| AttributePath::root("metadata").index(0).attribute(k))
+        .map(|k| metadata::path_of(planned, k))
         .collect()
 }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use kube::api::ApiResource;
 use plugin_runtime::{
-    ApplyRequest, ApplyResponse, Attribute, AttributePath, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
+    ApplyRequest, ApplyResponse, Attribute, Diagnostic, Diagnostics, ImportRequest, ImportResponse,
+    PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
 };
 use serde_json::{Map, Value as Json};
 
@@ -88,8 +88,20 @@ impl<K: Kind> TypedResource<K> {
     /// optional blocks show (`Null` on import). Fields other managers own never show.
     fn state_of(&self, object: &Json, prior: &Value) -> Value {
         let info = self.info();
-        let object = &Ownership::of(object, FIELD_MANAGER).without_foreign(object);
-        let mut state = match self.kind.from_object(object, prior) {
+        let ownership = Ownership::of(object, FIELD_MANAGER);
+        let object = &ownership.without_foreign(object);
+        // An import has no prior to say which optional fields are the user's: the fields some
+        // manager wrote are, the server's defaults are not.
+        let claimed;
+        let kind_prior = if prior.is_null() {
+            let mut owned = ownership.claimed(object);
+            self.kind.unclaim(&mut owned);
+            claimed = self.kind.from_object(&owned, &Value::Null);
+            &claimed
+        } else {
+            prior
+        };
+        let mut state = match self.kind.from_object(object, kind_prior) {
             v @ Value::Object(_) => v,
             _ => Value::object(Vec::<(String, Value)>::new()),
         };
@@ -100,7 +112,7 @@ impl<K: Kind> TypedResource<K> {
             "estate",
             Value::from(metadata::estate_of(object).map(str::to_string)),
         );
-        state.set("metadata", Value::List(vec![meta]));
+        state.set("metadata", metadata::wrap(info, meta));
         plan::conform(&self.schema().block, state)
     }
 
@@ -269,7 +281,7 @@ impl<K: Kind> Resource for TypedResource<K> {
         };
         block
             .attributes
-            .insert(0, Attribute::computed("id", Type::String, id_doc));
+            .insert(0, Attribute::optional_computed("id", Type::String, id_doc));
         block.attributes.insert(
             1,
             Attribute::computed(
@@ -279,13 +291,13 @@ impl<K: Kind> Resource for TypedResource<K> {
                  Every apply stamps the provider's estate.",
             ),
         );
-        block.blocks.insert(0, metadata::block(info));
+        metadata::add_to(&mut block, info);
         Schema::new(0, block)
     }
 
     fn validate(&self, config: &Value) -> Diagnostics {
         let meta = metadata::of(config);
-        let path = || AttributePath::root("metadata").index(0);
+        let path = |field: &str| metadata::path_of(config, field);
         let mut out = Diagnostics::new();
         if meta
             .get("labels")
@@ -301,7 +313,7 @@ impl<K: Kind> Resource for TypedResource<K> {
                         kube_estate::ESTATE_LABEL
                     ),
                 )
-                .at(path().attribute("labels").key(kube_estate::ESTATE_LABEL)),
+                .at(path("labels").key(kube_estate::ESTATE_LABEL)),
             );
         }
         if !meta.is_null() && meta.get("name").is_null() && meta.get("generate_name").is_null() {
@@ -310,7 +322,7 @@ impl<K: Kind> Resource for TypedResource<K> {
                     "Missing name",
                     "Set `name` (or `generate_name`) in the metadata block.",
                 )
-                .at(path().attribute("name")),
+                .at(path("name")),
             );
         }
         out.extend(timeouts::validate(config).into_iter().collect());
@@ -324,8 +336,7 @@ impl<K: Kind> Resource for TypedResource<K> {
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
         let mut planned = plan::unknown_computed(&schema.block, &req.proposed_new_state, prior);
         if self.info().namespaced
-            && let Some(Value::List(items)) = planned.get_mut("metadata")
-            && let Some(meta) = items.first_mut()
+            && let Some(meta) = metadata::of_mut(&mut planned)
             && meta.get("namespace").is_null()
         {
             meta.set("namespace", Value::string("default"));

@@ -29,7 +29,11 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
         Kind::Resource => "resource.tf",
         Kind::DataSource => "data-source.tf",
     };
-    let example = rename(read_part(root, kind, canonical, example_file)?);
+    let written = match kind {
+        Kind::Resource => resource_example(root, canonical)?,
+        Kind::DataSource => read_part(root, kind, canonical, example_file)?,
+    };
+    let example = rename(written.clone());
     let description = &doc.schema.block.description;
     let mut text = String::new();
     let _ = write!(
@@ -54,7 +58,7 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
         reference::render(&doc.schema.block, "##", ""),
     );
     if kind == Kind::Resource {
-        let commands = rename(read_part(root, kind, canonical, "import.sh")?);
+        let commands = rename(import_commands(root, canonical, &written)?);
         text.push('\n');
         text.push_str(&import_section(&commands));
     }
@@ -107,9 +111,79 @@ fn read_part(root: &Path, kind: Kind, type_name: &str, file: &str) -> Result<Str
     })
 }
 
+/// Where the drop-in corpus keeps one configuration per resource type, written as
+/// hashicorp's documentation writes it (`acceptance/corpus/<type>.tf`).
+pub const CORPUS: &str = "acceptance/corpus";
+
+/// A resource type's example: its hand-written `resource.tf`, else its corpus configuration
+/// (or its `_v1` twin's, renamed).
+fn resource_example(root: &Path, type_name: &str) -> Result<String, DocsError> {
+    let missing = match read_part(root, Kind::Resource, type_name, "resource.tf") {
+        Err(e @ DocsError::MissingPart { .. }) => e,
+        other => return other,
+    };
+    let corpus = root.join(CORPUS);
+    if let Ok(text) = fs::read_to_string(corpus.join(format!("{type_name}.tf"))) {
+        return Ok(text);
+    }
+    let twin = format!("{type_name}_v1");
+    match fs::read_to_string(corpus.join(format!("{twin}.tf"))) {
+        Ok(text) => Ok(rename_type(&text, &twin, type_name)),
+        Err(_) => Err(missing),
+    }
+}
+
+/// A resource type's import commands: its hand-written `import.sh`, else one for the first
+/// resource of the type in its example, with the id of the object it names.
+fn import_commands(root: &Path, type_name: &str, example: &str) -> Result<String, DocsError> {
+    let missing = match read_part(root, Kind::Resource, type_name, "import.sh") {
+        Err(e @ DocsError::MissingPart { .. }) => e,
+        other => return other,
+    };
+    let header = format!("resource \"{type_name}\" \"");
+    let Some(at) = example.find(&header) else {
+        return Err(missing);
+    };
+    let rest = &example[at + header.len()..];
+    let rest = &rest[..rest.find("\nresource \"").unwrap_or(rest.len())];
+    let label = rest.split('"').next().unwrap_or_default();
+    let quoted = |key: &str| {
+        rest.lines()
+            .map(str::trim)
+            .find_map(|l| {
+                l.strip_prefix(key)?
+                    .trim_start()
+                    .strip_prefix('=')?
+                    .trim()
+                    .strip_prefix('"')
+            })
+            .and_then(|v| v.split('"').next())
+            .map(str::to_string)
+    };
+    let name = quoted("name").unwrap_or_else(|| "example".to_string());
+    let namespaced = rest.lines().map(str::trim).any(|l| l.starts_with("namespace"));
+    let id = if namespaced {
+        format!(
+            "{}/{name}",
+            quoted("namespace").unwrap_or_else(|| "default".to_string())
+        )
+    } else {
+        name
+    };
+    Ok(format!("terraform import {type_name}.{label} {id}\n"))
+}
+
 /// `## Import`: each `terraform import <address> <id>` line of `commands` as an `import` block
 /// (Terraform 1.5+) and as the command.
 fn import_section(commands: &str) -> String {
+    if !commands.contains("terraform import") {
+        // `import.sh` says why the type cannot be imported, as shell comments.
+        let why: Vec<&str> = commands
+            .lines()
+            .map(|l| l.trim_start_matches('#').trim())
+            .collect();
+        return format!("## Import\n\n{}\n", why.join(" ").trim());
+    }
     let mut blocks = String::new();
     for line in commands.lines() {
         let mut words = line.split_whitespace();

@@ -4,7 +4,7 @@ use plugin_runtime::{Attribute, Block, Diagnostics, Type, Value};
 use serde_json::{Map, Value as Json};
 
 use super::{read_string_map, write_string_map};
-use crate::kind::{Behaviour, Kind, KindInfo};
+use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape};
 
 static INFO: KindInfo = KindInfo {
     type_name: "kubernetes_config_map",
@@ -16,6 +16,7 @@ static INFO: KindInfo = KindInfo {
     description: "The resource provides mechanisms to inject containers with configuration data while \
                   keeping containers agnostic of Kubernetes. The config map carries the estate label \
                   `tofu-estate`.",
+    metadata: MetadataShape::block(true),
 };
 
 pub struct ConfigMap;

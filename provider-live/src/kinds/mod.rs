@@ -1,45 +1,51 @@
 //! The typed kinds served by this provider, one module per Kubernetes kind.
 //!
-//! Each kind module declares its `KindInfo` and implements [`crate::kind::Kind`];
-//! [`resources`] serves them all as typed resources.
+//! Most kinds are data: the kind catalog ([`crate::catalog`]) gives their field tables, and
+//! [`behaviour`] what their Kubernetes kind does beyond that. The few whose values need their
+//! own rules (Secret and ConfigMap data, a Namespace's deletion, a ServiceAccount's tokens)
+//! have a module each. [`resources`] serves them all as typed resources.
 
+mod behaviour;
 mod config_map;
-mod deployment;
-mod horizontal_pod_autoscaler_v2;
+mod generic;
 mod namespace;
-mod network_policy;
-mod pod_spec;
 mod secret;
-mod service;
 mod service_account;
-mod spec_convert;
+pub(crate) mod spec_convert;
 mod spec_quantity;
-mod spec_selector;
 mod spec_wait;
+mod token_request;
 
 use std::sync::Arc;
 
 use plugin_runtime::{Resource, Value};
 use serde_json::Value as Json;
 
+use crate::catalog;
 use crate::context::Context;
 use crate::resource::TypedResource;
 
 /// Every typed kind, as resources sharing the provider's context.
 pub fn resources(ctx: &Arc<Context>) -> Vec<Arc<dyn Resource>> {
-    vec![
-        Arc::new(TypedResource::new(namespace::Namespace, ctx.clone())),
-        Arc::new(TypedResource::new(config_map::ConfigMap, ctx.clone())),
-        Arc::new(TypedResource::new(secret::Secret, ctx.clone())),
-        Arc::new(TypedResource::new(service_account::ServiceAccount, ctx.clone())),
-        Arc::new(TypedResource::new(service::Service, ctx.clone())),
-        Arc::new(TypedResource::new(deployment::Deployment, ctx.clone())),
+    let mut out: Vec<Arc<dyn Resource>> = vec![
         Arc::new(TypedResource::new(
-            horizontal_pod_autoscaler_v2::HorizontalPodAutoscalerV2,
+            namespace::Namespace(&namespace::NAMESPACE),
             ctx.clone(),
         )),
-        Arc::new(TypedResource::new(network_policy::NetworkPolicy, ctx.clone())),
-    ]
+        Arc::new(TypedResource::new(
+            namespace::Namespace(&namespace::NAMESPACE_V1),
+            ctx.clone(),
+        )),
+        Arc::new(TypedResource::new(config_map::ConfigMap, ctx.clone())),
+        Arc::new(secret::SecretResource::new(ctx.clone())),
+        Arc::new(TypedResource::new(service_account::ServiceAccount, ctx.clone())),
+        Arc::new(token_request::TokenRequest::new(ctx.clone())),
+    ];
+    out.extend(catalog::entries().iter().map(|entry| {
+        let kind = generic::CatalogKind::new(entry, behaviour::of(&entry.info));
+        Arc::new(TypedResource::new(kind, ctx.clone())) as Arc<dyn Resource>
+    }));
+    out
 }
 
 /// A map-of-strings attribute read from a live JSON object (`data`, `binaryData`), by the

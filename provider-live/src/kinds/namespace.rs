@@ -6,35 +6,50 @@ use std::time::Duration;
 use plugin_runtime::{Attribute, Block, Diagnostic, Diagnostics, Type, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::kind::{Behaviour, Kind, KindInfo};
+use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape};
 use crate::objects::{self, Target};
 use crate::resource::api_resource;
 use crate::timeouts;
 
-static INFO: KindInfo = KindInfo {
+const DESCRIPTION: &str = "Kubernetes supports multiple virtual clusters backed by the same physical cluster. \
+                  These virtual clusters are called namespaces. The namespace carries the estate label \
+                  `tofu-estate`; destroying it waits until it is gone.";
+
+/// `kubernetes_namespace`: its metadata block is required.
+pub static NAMESPACE: KindInfo = KindInfo {
     type_name: "kubernetes_namespace",
-    aliases: &["kubernetes_namespace_v1"],
+    aliases: &[],
     api_version: "v1",
     kind: "Namespace",
     plural: "namespaces",
     namespaced: false,
-    description: "Kubernetes supports multiple virtual clusters backed by the same physical cluster. \
-                  These virtual clusters are called namespaces. The namespace carries the estate label \
-                  `tofu-estate`; destroying it waits until it is gone.",
+    description: DESCRIPTION,
+    metadata: MetadataShape::block(false),
+};
+
+/// `kubernetes_namespace_v1`: the same, but hashicorp made its metadata block optional.
+pub static NAMESPACE_V1: KindInfo = KindInfo {
+    type_name: "kubernetes_namespace_v1",
+    metadata: MetadataShape {
+        required: false,
+        ..MetadataShape::block(false)
+    },
+    ..NAMESPACE
 };
 
 const DEFAULT_DELETE_TIMEOUT: Duration = Duration::from_secs(300);
 const SERVICE_ACCOUNT_WAIT: Duration = Duration::from_secs(60);
 
-pub struct Namespace;
+/// The Namespace kind, under one of its two type names.
+pub struct Namespace(pub &'static KindInfo);
 
 impl Kind for Namespace {
     fn info(&self) -> &'static KindInfo {
-        &INFO
+        self.0
     }
 
     fn block(&self) -> Block {
-        Block::new(INFO.description)
+        Block::new(DESCRIPTION)
             .attribute(Attribute::optional(
                 "wait_for_default_service_account",
                 Type::Bool,

@@ -1,17 +1,33 @@
 //! `kubernetes_secret`: a Secret. `data` holds plain text (sent base64-encoded),
 //! `binary_data` base64 text sent as is; both land in the Secret's `data`.
+//!
+//! `data_wo` and `binary_data_wo` are the same maps as write-only attributes, for secrets that
+//! must never reach a plan or state file: the engine sends them in the configuration only.
+//! Every write merges them into the Secret's `data`; a change of `data_wo_revision` or
+//! `binary_data_wo_revision` (ordinary attributes, kept in state) is what plans a write once
+//! they changed. While either is in use, `data` and `binary_data` read back only the keys they
+//! set themselves, so the write-only keys stay out of state too. [`SecretResource`] wraps the
+//! typed resource to carry the write-only values from the configuration into the write and to
+//! keep them null everywhere else.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use plugin_runtime::{Attribute, AttributePath, Block, Diagnostic, Diagnostics, Type, Value};
+use plugin_runtime::{
+    ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
+    ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
+};
 use serde_json::{Map, Value as Json};
 
 use super::read_string_map;
-use crate::kind::{Behaviour, Kind, KindInfo};
+use crate::context::Context;
+use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape};
 use crate::objects::{self, Target};
-use crate::resource::api_resource;
+use crate::resource::{TypedResource, api_resource};
 use crate::timeouts;
 
 static INFO: KindInfo = KindInfo {
@@ -24,10 +40,34 @@ static INFO: KindInfo = KindInfo {
     description: "The resource provides mechanisms to inject containers with sensitive information, such \
                   as passwords, while keeping containers agnostic of Kubernetes. The secret carries the \
                   estate label `tofu-estate`.",
+    metadata: MetadataShape::block(true),
 };
 
 const TOKEN_TYPE: &str = "kubernetes.io/service-account-token";
 const DEFAULT_CREATE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The write-only maps, each with the revision attribute whose change sends it again.
+const WRITE_ONLY: [(&str, &str); 2] = [
+    ("data_wo", "data_wo_revision"),
+    ("binary_data_wo", "binary_data_wo_revision"),
+];
+
+/// The maps that land in the Secret's `data`, in the order their keys are claimed, and
+/// whether their values are base64 already.
+const DATA_MAPS: [(&str, bool); 4] = [
+    ("data", false),
+    ("binary_data", true),
+    ("data_wo", false),
+    ("binary_data_wo", true),
+];
+
+/// A write-only attribute: the engine keeps its value out of plan and state.
+fn write_only(attribute: Attribute) -> Attribute {
+    Attribute {
+        write_only: true,
+        ..attribute
+    }
+}
 
 pub struct Secret;
 
@@ -47,6 +87,36 @@ impl Kind for Secret {
                 )
                 .sensitive(),
             )
+            .attribute(write_only(
+                Attribute::optional(
+                    "data_wo",
+                    Type::map(Type::String),
+                    "A write-only map of the secret data: never stored in plan or state. A changed value is \
+                     sent when `data_wo_revision` changes.",
+                )
+                .sensitive(),
+            ))
+            .attribute(Attribute::optional(
+                "data_wo_revision",
+                Type::Number,
+                "The current revision of the write-only `data_wo` attribute. Incrementing this integer \
+                 value sends the write-only value again.",
+            ))
+            .attribute(write_only(
+                Attribute::optional(
+                    "binary_data_wo",
+                    Type::map(Type::String),
+                    "A write-only map of the secret data in base64 encoding: never stored in plan or state. \
+                     A changed value is sent when `binary_data_wo_revision` changes.",
+                )
+                .sensitive(),
+            ))
+            .attribute(Attribute::optional(
+                "binary_data_wo_revision",
+                Type::Number,
+                "The current revision of the write-only `binary_data_wo` attribute. Incrementing this \
+                 integer value sends the write-only value again.",
+            ))
             .attribute(Attribute::optional(
                 "immutable",
                 Type::Bool,
@@ -63,41 +133,8 @@ impl Kind for Secret {
     }
 
     fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
-        let mut data = Map::new();
-        let mut errors = Diagnostics::new();
-        for (k, v) in value.get("data").entries().into_iter().flatten() {
-            if let Some(text) = v.as_str() {
-                data.insert(k.clone(), Json::from(STANDARD.encode(text)));
-            }
-        }
-        for (k, v) in value.get("binary_data").entries().into_iter().flatten() {
-            let Some(text) = v.as_str() else { continue };
-            let path = AttributePath::root("binary_data").key(k);
-            if data.contains_key(k) {
-                errors.push(
-                    Diagnostic::error(
-                        "Duplicate secret key",
-                        format!("{k:?} is set in both data and binary_data."),
-                    )
-                    .at(path),
-                );
-            } else if STANDARD.decode(text).is_err() {
-                errors.push(
-                    Diagnostic::error(
-                        "Invalid base64",
-                        format!("The value of {k:?} is not base64 text."),
-                    )
-                    .at(path),
-                );
-            } else {
-                data.insert(k.clone(), Json::from(text));
-            }
-        }
-        if errors.has_errors() {
-            return Err(errors);
-        }
         let mut out = Map::new();
-        if !value.get("data").is_null() || !value.get("binary_data").is_null() {
+        if let Some(data) = merged_data(value)? {
             out.insert("data".into(), Json::Object(data));
         }
         if let Some(t) = value.get("type").as_str() {
@@ -124,11 +161,24 @@ impl Kind for Secret {
                 _ => binary.insert(k.clone(), Json::from(encoded)),
             };
         }
-        Value::object([
-            ("data", read_string_map(Some(&Json::Object(text)), prior, "data")),
+        let (data, binary_data) = if write_only_in_use(prior) {
             (
-                "binary_data",
+                managed_only(&text, prior.get("data")),
+                managed_only(&binary, prior.get("binary_data")),
+            )
+        } else {
+            (
+                read_string_map(Some(&Json::Object(text)), prior, "data"),
                 read_string_map(Some(&Json::Object(binary)), prior, "binary_data"),
+            )
+        };
+        Value::object([
+            ("data", data),
+            ("binary_data", binary_data),
+            ("data_wo_revision", prior.get("data_wo_revision").clone()),
+            (
+                "binary_data_wo_revision",
+                prior.get("binary_data_wo_revision").clone(),
             ),
             (
                 "immutable",
@@ -174,6 +224,228 @@ impl Behaviour for Secret {
     }
 }
 
+/// Why a Secret's data cannot be written as configured. Messages name keys, never values.
+#[derive(Debug, thiserror::Error)]
+enum DataError {
+    #[error("{key:?} is set in both {first} and {attribute}.")]
+    Duplicate {
+        key: String,
+        first: &'static str,
+        attribute: &'static str,
+    },
+    #[error("The value of {key:?} in {attribute} is not base64 text.")]
+    NotBase64 { key: String, attribute: &'static str },
+}
+
+impl From<DataError> for Diagnostic {
+    fn from(e: DataError) -> Diagnostic {
+        let (summary, key, attribute) = match &e {
+            DataError::Duplicate { key, attribute, .. } => ("Duplicate secret key", key, attribute),
+            DataError::NotBase64 { key, attribute } => ("Invalid base64", key, attribute),
+        };
+        let path = AttributePath::root(attribute).key(key);
+        Diagnostic::error(summary, e.to_string()).at(path)
+    }
+}
+
+/// The Secret's `data` (base64 values) from `data`, `binary_data`, `data_wo` and
+/// `binary_data_wo` together; `None` when all four are null. A key may come from one of them
+/// only.
+fn merged_data(value: &Value) -> Result<Option<Map<String, Json>>, Diagnostics> {
+    let mut data = Map::new();
+    let mut claimed: BTreeMap<&str, &'static str> = BTreeMap::new();
+    let mut errors = Diagnostics::new();
+    for (attribute, encoded) in DATA_MAPS {
+        for (key, v) in value.get(attribute).entries().into_iter().flatten() {
+            let Some(text) = v.as_str() else { continue };
+            if let Some(first) = claimed.get(key.as_str()) {
+                errors.push(
+                    DataError::Duplicate {
+                        key: key.clone(),
+                        first,
+                        attribute,
+                    }
+                    .into(),
+                );
+            } else if encoded && STANDARD.decode(text).is_err() {
+                errors.push(
+                    DataError::NotBase64 {
+                        key: key.clone(),
+                        attribute,
+                    }
+                    .into(),
+                );
+            } else {
+                let sent = if encoded {
+                    text.to_string()
+                } else {
+                    STANDARD.encode(text)
+                };
+                data.insert(key.clone(), Json::from(sent));
+                claimed.insert(key, attribute);
+            }
+        }
+    }
+    if errors.has_errors() {
+        return Err(errors);
+    }
+    let any = DATA_MAPS
+        .iter()
+        .any(|(attribute, _)| !value.get(attribute).is_null());
+    Ok(any.then_some(data))
+}
+
+/// Whether a resource value uses the write-only maps: the planned value of an apply holds
+/// them, a stored state only their revisions.
+fn write_only_in_use(value: &Value) -> bool {
+    WRITE_ONLY
+        .iter()
+        .any(|(map, revision)| !value.get(map).is_null() || !value.get(revision).is_null())
+}
+
+/// The live entries whose keys the prior map holds (null when the prior holds no map): with
+/// write-only data in the same Secret, every other key may be a write-only one.
+fn managed_only(live: &Map<String, Json>, prior: &Value) -> Value {
+    let Some(prior) = prior.entries() else {
+        return Value::Null;
+    };
+    Value::string_map(
+        live.iter()
+            .filter(|(k, _)| prior.contains_key(*k))
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))),
+    )
+}
+
+/// `value` with its write-only attributes null, as every plan and state must have them.
+fn without_write_only(mut value: Value) -> Value {
+    if !value.is_null() {
+        for (map, _) in WRITE_ONLY {
+            value.set(map, Value::Null);
+        }
+    }
+    value
+}
+
+/// A planned value with the write-only values of `config`, for the write to send them.
+fn with_write_only(mut planned: Value, config: &Value) -> Value {
+    if !planned.is_null() {
+        for (map, _) in WRITE_ONLY {
+            planned.set(map, config.get(map).clone());
+        }
+    }
+    planned
+}
+
+/// The configuration checks of the write-only attributes (hashicorp's: a revision is at least
+/// 1, and set whenever its map is), and of all four data maps once they are known.
+fn validate_write_only(config: &Value) -> Diagnostics {
+    let mut out = Diagnostics::new();
+    for (map, revision) in WRITE_ONLY {
+        let path = AttributePath::root(revision);
+        let number = config.get(revision);
+        let whole_and_positive = match number.plain() {
+            Value::Number(n) => n.as_f64() >= 1.0 && n.as_f64().fract() == 0.0,
+            _ => true,
+        };
+        if !whole_and_positive {
+            out.push(
+                Diagnostic::error(
+                    "Invalid revision",
+                    format!("{revision} must be a whole number of at least 1."),
+                )
+                .at(path.clone()),
+            );
+        }
+        if !config.get(map).is_null() && number.is_null() {
+            out.push(
+                Diagnostic::error(
+                    "Missing revision",
+                    format!(
+                        "{map} is set, so {revision} must be too (all of `{map},{revision}` must be \
+                         specified). {map} is never stored, so only a change of {revision} tells a \
+                         later plan that {map} changed."
+                    ),
+                )
+                .at(path),
+            );
+        }
+    }
+    let maps_known = DATA_MAPS
+        .iter()
+        .all(|(attribute, _)| config.get(attribute).is_wholly_known());
+    if maps_known && let Err(errors) = merged_data(config) {
+        out.extend(errors);
+    }
+    out
+}
+
+/// `kubernetes_secret` as served: the typed resource, with the write-only values taken from
+/// the configuration into each write and kept out of every plan, state and import.
+pub struct SecretResource {
+    typed: TypedResource<Secret>,
+}
+
+impl SecretResource {
+    pub fn new(ctx: Arc<Context>) -> SecretResource {
+        SecretResource {
+            typed: TypedResource::new(Secret, ctx),
+        }
+    }
+}
+
+#[async_trait]
+impl Resource for SecretResource {
+    fn type_name(&self) -> &'static str {
+        self.typed.type_name()
+    }
+
+    fn aliases(&self) -> &'static [&'static str] {
+        self.typed.aliases()
+    }
+
+    fn schema(&self) -> Schema {
+        self.typed.schema()
+    }
+
+    fn validate(&self, config: &Value) -> Diagnostics {
+        let mut out = self.typed.validate(config);
+        out.extend(validate_write_only(config));
+        out
+    }
+
+    async fn plan(&self, mut req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
+        req.proposed_new_state = without_write_only(req.proposed_new_state);
+        let mut response = self.typed.plan(req).await?;
+        response.planned_state = without_write_only(response.planned_state);
+        Ok(response)
+    }
+
+    async fn apply(&self, mut req: ApplyRequest) -> ApplyResponse {
+        req.planned_state = with_write_only(req.planned_state, &req.config);
+        let mut response = self.typed.apply(req).await;
+        response.new_state = without_write_only(response.new_state);
+        response
+    }
+
+    async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        let mut response = self.typed.read(req).await?;
+        response.new_state = without_write_only(response.new_state);
+        Ok(response)
+    }
+
+    async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
+        let mut response = self.typed.import(req).await?;
+        for imported in &mut response.imported {
+            imported.state = without_write_only(std::mem::take(&mut imported.state));
+        }
+        Ok(response)
+    }
+
+    fn upgrade_state(&self, version: i64, state: Value) -> Result<Value, Diagnostics> {
+        self.typed.upgrade_state(version, state)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +455,8 @@ mod tests {
         Value::object([
             ("data", data),
             ("binary_data", binary),
+            ("data_wo_revision", Value::Null),
+            ("binary_data_wo_revision", Value::Null),
             ("immutable", Value::Null),
             ("type", Value::string("Opaque")),
             ("wait_for_service_account_token", Value::Null),
@@ -210,6 +484,112 @@ mod tests {
         let got = Secret.from_object(&object, &Value::Null);
         assert_eq!(got.get("data"), &Value::string_map([("user", "admin")]));
         assert_eq!(got.get("binary_data"), &Value::string_map([("bin", "/w==")]));
+    }
+
+    #[test]
+    fn the_schema_has_hashicorps_write_only_attributes() {
+        let block = Secret.block();
+        for name in ["data_wo", "binary_data_wo"] {
+            let a = block.find_attribute(name).unwrap();
+            assert!(a.write_only && a.sensitive && a.optional && !a.computed, "{name}");
+            assert_eq!(a.ty, Type::map(Type::String));
+        }
+        for name in ["data_wo_revision", "binary_data_wo_revision"] {
+            let a = block.find_attribute(name).unwrap();
+            assert!(!a.write_only && a.optional && !a.computed, "{name}");
+            assert_eq!(a.ty, Type::Number);
+        }
+    }
+
+    /// A configuration (or the planned value of an apply) with write-only data.
+    fn with_secrets() -> Value {
+        let mut v = value(Value::string_map([("user", "admin")]), Value::Null);
+        v.set("data_wo", Value::string_map([("password", "hunter2")]));
+        v.set("data_wo_revision", Value::int(1));
+        v.set("binary_data_wo", Value::string_map([("key", "AAE=")]));
+        v.set("binary_data_wo_revision", Value::int(3));
+        v
+    }
+
+    #[test]
+    fn write_only_data_is_merged_into_the_secret_and_never_read_back() {
+        let planned = with_secrets();
+        let object = Json::Object(Secret.to_object(&planned).unwrap());
+        assert_eq!(
+            object,
+            json!({"data": {"user": "YWRtaW4=", "password": "aHVudGVyMg==", "key": "AAE="}, "type": "Opaque"})
+        );
+        // Read back after the write (prior: the planned value) and on refresh (prior: the
+        // state, which has the revisions but never the write-only maps).
+        for prior in [planned.clone(), without_write_only(planned.clone())] {
+            let got = Secret.from_object(&object, &prior);
+            assert_eq!(got.get("data"), &Value::string_map([("user", "admin")]));
+            assert_eq!(got.get("binary_data"), &Value::Null);
+            assert_eq!(got.get("data_wo_revision"), &Value::int(1));
+            assert_eq!(got.get("binary_data_wo_revision"), &Value::int(3));
+            assert!(got.get("data_wo").is_null() && got.get("binary_data_wo").is_null());
+        }
+        // `data` unset (planned unknown, as a computed attribute): nothing of the Secret shows.
+        let mut only_write_only = planned.clone();
+        only_write_only.set("data", Value::unknown());
+        let got = Secret.from_object(&object, &only_write_only);
+        assert_eq!(got.get("data"), &Value::Null);
+    }
+
+    #[test]
+    fn write_only_values_go_into_the_write_and_nowhere_else() {
+        let config = with_secrets();
+        let planned = without_write_only(config.clone());
+        assert!(planned.get("data_wo").is_null() && planned.get("binary_data_wo").is_null());
+        assert_eq!(planned.get("data_wo_revision"), &Value::int(1));
+        let write = with_write_only(planned.clone(), &config);
+        assert_eq!(write.get("data_wo"), config.get("data_wo"));
+        assert_eq!(without_write_only(write), planned);
+        // A destroy has no planned value to fill.
+        assert_eq!(with_write_only(Value::Null, &config), Value::Null);
+        assert_eq!(without_write_only(Value::Null), Value::Null);
+    }
+
+    #[test]
+    fn a_key_set_twice_is_an_error_at_the_second_place() {
+        let mut v = with_secrets();
+        v.set("data_wo", Value::string_map([("user", "root")]));
+        let err = Secret.to_object(&v).unwrap_err();
+        assert_eq!(err.0.len(), 1);
+        assert_eq!(
+            err.0[0].attribute.as_ref().unwrap().to_string(),
+            "data_wo[\"user\"]"
+        );
+        assert_eq!(err.0[0].detail, "\"user\" is set in both data and data_wo.");
+        assert!(!validate_write_only(&v).is_empty());
+    }
+
+    #[test]
+    fn write_only_configuration_is_checked_without_showing_values() {
+        assert!(validate_write_only(&with_secrets()).is_empty());
+        let mut v = with_secrets();
+        v.set("data_wo_revision", Value::Null);
+        v.set("binary_data_wo_revision", Value::int(0));
+        v.set("binary_data_wo", Value::string_map([("key", "hunter2!")]));
+        let found = validate_write_only(&v);
+        let paths: Vec<String> = found
+            .0
+            .iter()
+            .map(|d| d.attribute.as_ref().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "data_wo_revision",
+                "binary_data_wo_revision",
+                "binary_data_wo[\"key\"]"
+            ]
+        );
+        assert!(found.0.iter().all(|d| !d.detail.contains("hunter2")));
+        // Unknown write-only values (from an ephemeral source) are checked at apply.
+        let mut unknown = with_secrets();
+        unknown.set("data_wo", Value::unknown());
+        assert!(validate_write_only(&unknown).is_empty());
     }
 
     #[test]

@@ -1,0 +1,26 @@
+# The unversioned kubernetes_certificate_signing_request (certificates
+# v1beta1 shape, no expiration_seconds): a client certificate request left
+# unapproved (auto_approve = false).
+
+resource "kubernetes_certificate_signing_request" "client" {
+  metadata {
+    name = "corpus-csr-legacy"
+  }
+
+  spec {
+    signer_name = "kubernetes.io/kube-apiserver-client"
+    usages      = ["client auth", "digital signature", "key encipherment"]
+
+    request = <<-EOT
+    -----BEGIN CERTIFICATE REQUEST-----
+    MIHSMHoCAQAwGDEWMBQGA1UEAwwNY29ycHVzLWxlZ2FjeTBZMBMGByqGSM49AgEG
+    CCqGSM49AwEHA0IABIADE9PcCJz4ifCPd8ciNMKlX8hv/yChM6HkptR/56jX3WFk
+    mNZcAYCRNtKH93cibdbvSw5K4LJTSDnGD5hQU4qgADAKBggqhkjOPQQDAgNIADBF
+    AiEAi1EsT1ZESUpkIww2arar0BrA2Or4ujTxkPKM26AsJggCIGd6PkAp4Ufi61lJ
+    U1FC4sWlY8ypQe13dB52LJMCZjon
+    -----END CERTIFICATE REQUEST-----
+    EOT
+  }
+
+  auto_approve = false
+}

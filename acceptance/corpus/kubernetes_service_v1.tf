@@ -1,0 +1,117 @@
+# Services of each common type: a ClusterIP service with named target ports and
+# session affinity, a NodePort with local traffic policy, a headless service,
+# and an ExternalName alias. No load balancer is waited for.
+
+resource "kubernetes_namespace_v1" "corpus" {
+  metadata {
+    name = "corpus-service"
+  }
+}
+
+resource "kubernetes_service_v1" "api" {
+  metadata {
+    name      = "api"
+    namespace = kubernetes_namespace_v1.corpus.metadata[0].name
+    labels = {
+      app = "api"
+    }
+    annotations = {
+      "prometheus.io/scrape" = "true"
+    }
+  }
+
+  spec {
+    type = "ClusterIP"
+
+    selector = {
+      app = "api"
+    }
+
+    session_affinity = "ClientIP"
+
+    session_affinity_config {
+      client_ip {
+        timeout_seconds = 3600
+      }
+    }
+
+    port {
+      name         = "http"
+      port         = 80
+      target_port  = "http"
+      protocol     = "TCP"
+      app_protocol = "http"
+    }
+
+    port {
+      name        = "grpc"
+      port        = 9090
+      target_port = 9090
+    }
+  }
+}
+
+resource "kubernetes_service_v1" "web" {
+  metadata {
+    name      = "web"
+    namespace = kubernetes_namespace_v1.corpus.metadata[0].name
+  }
+
+  spec {
+    type                    = "NodePort"
+    external_traffic_policy = "Local"
+    internal_traffic_policy = "Cluster"
+
+    selector = {
+      app = "web"
+    }
+
+    port {
+      name        = "http"
+      port        = 8080
+      target_port = 8080
+      node_port   = 30917
+    }
+  }
+
+  wait_for_load_balancer = false
+}
+
+resource "kubernetes_service_v1" "peers" {
+  metadata {
+    name      = "peers"
+    namespace = kubernetes_namespace_v1.corpus.metadata[0].name
+  }
+
+  spec {
+    cluster_ip                  = "None"
+    publish_not_ready_addresses = true
+
+    selector = {
+      app = "cluster"
+    }
+
+    port {
+      name = "gossip"
+      port = 7946
+    }
+
+    port {
+      name     = "gossip-udp"
+      port     = 7946
+      protocol = "UDP"
+    }
+  }
+}
+
+resource "kubernetes_service_v1" "legacy_db" {
+  metadata {
+    name      = "legacy-db"
+    namespace = kubernetes_namespace_v1.corpus.metadata[0].name
+  }
+
+  spec {
+    type          = "ExternalName"
+    external_name = "db.legacy.example.com"
+  }
+}

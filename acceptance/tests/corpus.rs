@@ -1,0 +1,400 @@
+//! The drop-in corpus (`acceptance/corpus/`): one configuration per hashicorp/kubernetes
+//! resource type, written the way hashicorp's documentation writes it, with the nested blocks
+//! real configurations use. All of them, each as a module, go through one life with the real
+//! engine: apply, an empty plan, an import of every object whose state equals the state it
+//! replaces, an out-of-band delete of each file's own object that the next plan creates again,
+//! an in-place update of each, and destroy, after which none is left. Every object carries the
+//! estate label, and the label never shows in a plan.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use acceptance::Cluster;
+use acceptance::hcl::{LiveDir, quote, unique_name};
+use serde_json::Value;
+
+/// One corpus file: a module of the configuration.
+struct Module {
+    /// The resource type the file shows, e.g. `kubernetes_stateful_set_v1`.
+    type_name: String,
+    /// The configuration, with its names made unique to this run.
+    body: String,
+}
+
+/// Files whose objects need controllers a bare control plane lacks: a claim and a volume keep
+/// their protection finalizers until the pv/pvc-protection controllers remove them.
+const NEEDS_VOLUME_CONTROLLERS: [&str; 2] = [
+    "kubernetes_persistent_volume_v1",
+    "kubernetes_persistent_volume_claim_v1",
+];
+
+fn corpus_dir() -> PathBuf {
+    acceptance::paths::workspace_root().join("acceptance/corpus")
+}
+
+/// The corpus, names made unique with `run` (`corpus-…` and `corpus.example.com`).
+fn modules(run: &str, cluster: &Cluster) -> Vec<Module> {
+    let mut files: Vec<PathBuf> = fs::read_dir(corpus_dir())
+        .expect("acceptance/corpus")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tf"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let type_name = path.file_stem()?.to_string_lossy().into_owned();
+            if NEEDS_VOLUME_CONTROLLERS.contains(&type_name.as_str()) && !cluster.runs_pods() {
+                eprintln!(
+                    "\nSKIP: corpus {type_name}: its protection finalizers need controllers \
+                     this cluster does not run\n"
+                );
+                return None;
+            }
+            let text = fs::read_to_string(&path).expect("a corpus file");
+            let body = text
+                .replace("corpus-", &format!("corpus-{run}-"))
+                .replace("corpus.example.com", &format!("{run}.corpus.example.com"));
+            Some(Module { type_name, body })
+        })
+        .collect()
+}
+
+/// The main configuration: every module, each with provider-live as its `kubernetes`.
+fn write_modules(dir: &Path, modules: &[Module]) -> String {
+    let mut main = String::new();
+    for m in modules {
+        let folder = dir.join(&m.type_name);
+        fs::create_dir_all(&folder).expect("a module folder");
+        fs::write(
+            folder.join("versions.tf"),
+            "terraform {\n  required_providers {\n    kubernetes = {\n      source = \"choudoufu/live\"\n    }\n  }\n}\n",
+        )
+        .expect("versions.tf");
+        fs::write(folder.join("main.tf"), &m.body).expect("main.tf");
+        main.push_str(&format!(
+            "module \"{0}\" {{\n  source = \"./{0}\"\n}}\n\n",
+            m.type_name
+        ));
+    }
+    main
+}
+
+/// Every managed resource in the state: address to `(type, values)`.
+fn resources(state: &Value) -> BTreeMap<String, (String, Value)> {
+    let mut out = BTreeMap::new();
+    for module in state["values"]["root_module"]["child_modules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        for r in module["resources"].as_array().into_iter().flatten() {
+            if r["mode"] == "managed" {
+                out.insert(
+                    r["address"].as_str().unwrap_or_default().to_string(),
+                    (
+                        r["type"].as_str().unwrap_or_default().to_string(),
+                        r["values"].clone(),
+                    ),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Destroys what the test applied when it fails half-way, with the configuration as first
+/// applied, so a real cluster is left clean (an unavailable APIService left behind would stall
+/// every namespace deletion there).
+struct DestroyOnFailure<'a> {
+    work: &'a LiveDir,
+    config: String,
+}
+
+impl Drop for DestroyOnFailure<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = fs::remove_file(self.work.path().join("imports.tf"));
+            self.work.write(&self.config);
+            let _ = self
+                .work
+                .run(&["destroy", "-auto-approve", "-input=false", "-parallelism=8"]);
+        }
+    }
+}
+
+fn show(work: &LiveDir) -> Value {
+    let show = work.run(&["show", "-json"]);
+    assert!(show.success(), "show -json failed:\n{show}");
+    serde_json::from_str(&show.stdout).unwrap_or_else(|e| panic!("show -json printed no JSON ({e})"))
+}
+
+/// The module's own resource: the first of the file's type.
+fn primary<'a>(all: &'a BTreeMap<String, (String, Value)>, module: &Module) -> (&'a String, &'a Value) {
+    all.iter()
+        .find(|(address, (ty, _))| {
+            ty == &module.type_name && address.starts_with(&format!("module.{}.", module.type_name))
+        })
+        .map(|(a, (_, v))| (a, v))
+        .unwrap_or_else(|| panic!("{} has no {} in state", module.type_name, module.type_name))
+}
+
+/// The kubectl resource (`deployments.apps`) and namespace of a resource of `type_name`.
+fn kubectl_target(type_name: &str, values: &Value) -> (String, Option<String>, String) {
+    let entry = provider_live::catalog::entries()
+        .iter()
+        .find(|e| e.info.type_name == type_name || e.info.aliases.contains(&type_name));
+    let (plural, group, namespaced) = match entry {
+        Some(e) => {
+            let group = e.info.api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            (e.info.plural, group, e.info.namespaced)
+        }
+        None => match type_name.trim_end_matches("_v1") {
+            "kubernetes_namespace" => ("namespaces", "", false),
+            "kubernetes_config_map" => ("configmaps", "", true),
+            "kubernetes_secret" => ("secrets", "", true),
+            "kubernetes_service_account" => ("serviceaccounts", "", true),
+            other => panic!("no Kubernetes resource known for {other}"),
+        },
+    };
+    let meta = match &values["metadata"] {
+        Value::Array(items) => items.first().cloned().unwrap_or_default(),
+        other => other.clone(),
+    };
+    let resource = if group.is_empty() {
+        plural.to_string()
+    } else {
+        format!("{plural}.{group}")
+    };
+    let namespace = namespaced.then(|| meta["namespace"].as_str().unwrap_or("default").to_string());
+    (
+        resource,
+        namespace,
+        meta["name"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+fn kubectl_get(cluster: &Cluster, target: &(String, Option<String>, String)) -> Option<Value> {
+    let (resource, namespace, name) = target;
+    let mut args = vec![
+        "get",
+        resource.as_str(),
+        name.as_str(),
+        "-o",
+        "json",
+        "--ignore-not-found",
+    ];
+    if let Some(ns) = namespace {
+        args.extend(["-n", ns.as_str()]);
+    }
+    let out = cluster.kubectl(&args);
+    assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
+    (!out.stdout.trim().is_empty()).then(|| serde_json::from_str(&out.stdout).expect("kubectl printed JSON"))
+}
+
+/// `body` with an annotation added to the `metadata` of the first resource of `type_name`: a
+/// key in its `annotations` map where it has one, else the map.
+fn annotated(body: &str, type_name: &str) -> String {
+    let start = body
+        .find(&format!("resource \"{type_name}\""))
+        .unwrap_or_else(|| panic!("no {type_name} in its corpus file"));
+    let meta = start
+        + body[start..]
+            .find("metadata")
+            .unwrap_or_else(|| panic!("{type_name} has no metadata"));
+    let open = meta + body[meta..].find('{').expect("metadata opens a block or object");
+    let mut depth = 0;
+    let close = body[open..]
+        .char_indices()
+        .find_map(|(i, c)| {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(open + i)
+        })
+        .expect("metadata closes");
+    let (at, insert) = match body[open..close].find("annotations") {
+        Some(found) => {
+            let brace = open + found + body[open + found..].find('{').expect("an annotations map");
+            (brace, "\n      \"corpus.example.com/revision\" = \"2\"\n")
+        }
+        None => (
+            open,
+            "\n    annotations = { \"corpus.example.com/revision\" = \"2\" }\n",
+        ),
+    };
+    format!("{}{insert}{}", &body[..=at], &body[at + 1..])
+}
+
+#[test]
+fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
+    let cluster = Cluster::start();
+    let run = unique_name("r").trim_start_matches("r-").to_string();
+    let estate = format!("corpus-{run}");
+    let modules = modules(&run, &cluster);
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    let config = write_modules(work.path(), &modules);
+    work.write(&config);
+    let init = work.run(&["init", "-input=false"]);
+    assert!(init.success(), "init failed:\n{init}");
+    let parallel = ["-input=false", "-parallelism=8"];
+    let _cleanup = DestroyOnFailure {
+        work: &work,
+        config: config.clone(),
+    };
+
+    // Apply all, then nothing to do.
+    let out = work.run(&[&["apply", "-auto-approve"][..], &parallel[..]].concat());
+    assert!(out.success(), "apply failed:\n{out}");
+    let plan = work.run(&[&["plan", "-detailed-exitcode"][..], &parallel[..]].concat());
+    assert_eq!(plan.code, 0, "the plan after apply is not empty:\n{plan}");
+
+    let before = resources(&show(&work));
+    let types: BTreeSet<&str> = before.values().map(|(t, _)| t.as_str()).collect();
+    eprintln!(
+        "corpus: {} files, {} resources of {} types applied with an empty plan",
+        modules.len(),
+        before.len(),
+        types.len()
+    );
+
+    // The estate label is on every object and in no state value.
+    for m in &modules {
+        let (address, values) = primary(&before, m);
+        let target = kubectl_target(&m.type_name, values);
+        let object = kubectl_get(&cluster, &target).unwrap_or_else(|| panic!("{address} does not exist"));
+        assert_eq!(
+            object.pointer("/metadata/labels/tofu-estate"),
+            Some(&Value::from(estate.as_str())),
+            "{address} carries the estate label"
+        );
+        assert!(
+            !values.to_string().contains("tofu-estate\""),
+            "{address}: the estate label is in state: {values}"
+        );
+    }
+
+    // Import every object: forget all of them, import them with import blocks, and compare.
+    let importable: Vec<(&String, &String, &Value)> = before
+        .iter()
+        .filter(|(_, (_, v))| v["id"].is_string())
+        .map(|(a, (t, v))| (a, t, v))
+        .collect();
+    let addresses: Vec<&str> = importable.iter().map(|(a, _, _)| a.as_str()).collect();
+    let rm = work.run(&[&["state", "rm"][..], &addresses[..]].concat());
+    assert!(rm.success(), "state rm:\n{rm}");
+    let imports: String = importable
+        .iter()
+        .map(|(a, _, v)| {
+            format!(
+                "import {{\n  to = {a}\n  id = {}\n}}\n",
+                quote(v["id"].as_str().unwrap_or_default())
+            )
+        })
+        .collect();
+    fs::write(work.path().join("imports.tf"), imports).expect("imports.tf");
+    let out = work.run(&[&["apply", "-auto-approve"][..], &parallel[..]].concat());
+    assert!(out.success(), "import failed:\n{out}");
+    assert!(
+        out.stdout
+            .contains(&format!("Resources: {} imported, 0 added", importable.len())),
+        "not a pure import of {} objects:\n{out}",
+        importable.len()
+    );
+    fs::remove_file(work.path().join("imports.tf")).expect("imports.tf");
+    let after = resources(&show(&work));
+    let mut differences = Vec::new();
+    for (address, (_, values)) in &before {
+        let (_, imported) = &after[address];
+        // Controllers move resourceVersion and status meanwhile; compare what the user wrote.
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            if let Some(meta) = v["metadata"].as_array_mut().and_then(|m| m.first_mut()) {
+                meta["resource_version"] = Value::Null;
+                meta["generation"] = Value::Null;
+            } else if v["metadata"].is_object() {
+                v["metadata"]["resource_version"] = Value::Null;
+                v["metadata"]["generation"] = Value::Null;
+            }
+            v["status"] = Value::Null;
+            v
+        };
+        if strip(values) != strip(imported) {
+            differences.push(format!("{address}:\n  before {values}\n  after  {imported}"));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} imported states differ:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    let plan = work.run(&[&["plan", "-detailed-exitcode"][..], &parallel[..]].concat());
+    assert_eq!(plan.code, 0, "the plan after import is not empty:\n{plan}");
+
+    // Delete each file's own object behind the engine's back: the plan creates exactly those.
+    let deleted: Vec<&Module> = modules
+        .iter()
+        .filter(|m| !m.type_name.starts_with("kubernetes_namespace"))
+        .collect();
+    for m in &deleted {
+        let (_, values) = primary(&after, m);
+        let (resource, namespace, name) = kubectl_target(&m.type_name, values);
+        let mut args = vec!["delete", resource.as_str(), name.as_str(), "--wait=true"];
+        if let Some(ns) = &namespace {
+            args.extend(["-n", ns.as_str()]);
+        }
+        let out = cluster.kubectl(&args);
+        assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
+    }
+    let (plan, summary) = work.engine().plan_json(&["-parallelism=8"]);
+    let summary = summary.unwrap_or_else(|| panic!("no plan written:\n{plan}"));
+    for m in &deleted {
+        let (address, _) = primary(&after, m);
+        assert_eq!(
+            summary.actions(address),
+            Some(&["create".to_string()][..]),
+            "plan after deleting {address}:\n{plan}"
+        );
+    }
+    let out = work.run(&[&["apply", "-auto-approve"][..], &parallel[..]].concat());
+    assert!(out.success(), "re-create failed:\n{out}");
+
+    // Update each file's own object in place (an annotation), then nothing to do.
+    let updated: Vec<Module> = modules
+        .iter()
+        .map(|m| Module {
+            type_name: m.type_name.clone(),
+            body: annotated(&m.body, &m.type_name),
+        })
+        .collect();
+    work.write(&write_modules(work.path(), &updated));
+    let out = work.run(&[&["apply", "-auto-approve"][..], &parallel[..]].concat());
+    assert!(out.success(), "update failed:\n{out}");
+    assert!(
+        out.stdout
+            .contains(&format!("0 added, {} changed, 0 destroyed", updated.len())),
+        "not {} in-place updates:\n{out}",
+        updated.len()
+    );
+    let plan = work.run(&[&["plan", "-detailed-exitcode"][..], &parallel[..]].concat());
+    assert_eq!(plan.code, 0, "the plan after the update is not empty:\n{plan}");
+
+    // Destroy: nothing is left.
+    let last = resources(&show(&work));
+    let out = work.run(&[&["destroy", "-auto-approve"][..], &parallel[..]].concat());
+    assert!(out.success(), "destroy failed:\n{out}");
+    for m in &modules {
+        let (address, values) = primary(&last, m);
+        let target = kubectl_target(&m.type_name, values);
+        let left = kubectl_get(&cluster, &target);
+        assert!(
+            left.as_ref()
+                .is_none_or(|o| o.pointer("/metadata/deletionTimestamp").is_some()),
+            "destroy left {address} behind"
+        );
+    }
+}

@@ -1,1 +1,0 @@
-terraform import kubernetes_deployment.web shop/web

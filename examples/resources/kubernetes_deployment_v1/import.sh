@@ -1,0 +1,1 @@
+terraform import kubernetes_deployment_v1.web shop/web

@@ -1,1 +1,0 @@
-terraform import kubernetes_network_policy.web shop/web-ingress

@@ -1,1 +1,0 @@
-terraform import kubernetes_service.web shop/web

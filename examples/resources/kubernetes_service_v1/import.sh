@@ -1,0 +1,1 @@
+terraform import kubernetes_service_v1.web shop/web

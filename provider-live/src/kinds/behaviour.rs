@@ -1,0 +1,443 @@
+//! What a Kubernetes kind does beyond converting its object, as hashicorp/kubernetes users
+//! rely on it: waits after a write (a rollout, a job's completion, a claim's binding, a load
+//! balancer's address, a pod's phase), bounded by `timeouts`, and the fields the API server
+//! refuses to change, which plan a replacement instead of failing at apply.
+
+use std::time::Duration;
+
+use plugin_runtime::{AttributePath, Diagnostic, Value};
+use serde_json::{Map, Value as Json};
+
+use super::spec_wait::{self, Readiness};
+use crate::kind::{Behaviour, KindInfo};
+use crate::timeouts;
+
+/// hashicorp's timeout for the waits that have no other.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The behaviour of a catalog type, by its Kubernetes kind.
+pub fn of(info: &'static KindInfo) -> Box<dyn Behaviour> {
+    let wait = |flag, what, check: fn(&Json) -> Readiness| Wait {
+        info,
+        flag,
+        default: true,
+        what,
+        check,
+    };
+    let kind = Kinded {
+        immutable: immutable(info.kind),
+        wait: match info.kind {
+            "Deployment" => Some(wait("wait_for_rollout", "finish its rollout", deployment_rollout)),
+            "StatefulSet" => Some(wait(
+                "wait_for_rollout",
+                "finish its rollout",
+                stateful_set_rollout,
+            )),
+            "DaemonSet" => Some(wait("wait_for_rollout", "finish its rollout", daemon_set_rollout)),
+            "Job" => Some(wait("wait_for_completion", "complete", job_complete)),
+            "PersistentVolumeClaim" => Some(wait("wait_until_bound", "be bound to a volume", claim_bound)),
+            "Service" => Some(wait(
+                "wait_for_load_balancer",
+                "get a load balancer address",
+                load_balancer_ready,
+            )),
+            // hashicorp waits for an ingress's address only when asked to.
+            "Ingress" => Some(Wait {
+                default: false,
+                ..wait(
+                    "wait_for_load_balancer",
+                    "get a load balancer address",
+                    load_balancer_ready,
+                )
+            }),
+            _ => None,
+        },
+        pod: info.kind == "Pod",
+        ingress: info.kind == "Ingress",
+        signing_request: info.kind == "CertificateSigningRequest",
+        deletes_slowly: matches!(info.kind, "Deployment" | "StatefulSet" | "DaemonSet" | "Job"),
+    };
+    Box::new(kind)
+}
+
+/// Attribute paths (blocks as their first element) the API server will not update.
+fn immutable(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "Deployment" | "DaemonSet" | "ReplicationController" => &["spec.selector"],
+        "StatefulSet" => &[
+            "spec.selector",
+            "spec.service_name",
+            "spec.volume_claim_template",
+            "spec.pod_management_policy",
+        ],
+        "Job" => &["spec.selector", "spec.manual_selector", "spec.template"],
+        "Service" => &["spec.cluster_ip"],
+        "PersistentVolumeClaim" => &[
+            "spec.storage_class_name",
+            "spec.access_modes",
+            "spec.selector",
+            "spec.volume_name",
+            "spec.volume_mode",
+        ],
+        "PersistentVolume" => &["spec.persistent_volume_source"],
+        "RoleBinding" | "ClusterRoleBinding" => &["role_ref"],
+        "StorageClass" => &[
+            "parameters",
+            "storage_provisioner",
+            "reclaim_policy",
+            "volume_binding_mode",
+        ],
+        "PriorityClass" => &["value"],
+        "CertificateSigningRequest" => &["spec"],
+        "EndpointSlice" => &["address_type"],
+        "IngressClass" => &["spec.controller"],
+        "RuntimeClass" => &["handler"],
+        "Pod" => &["spec"],
+        _ => &[],
+    }
+}
+
+/// `spec.selector` as an attribute path: blocks are lists of one.
+fn attribute_path(dotted: &str) -> AttributePath {
+    let mut parts = dotted.split('.');
+    let mut path = AttributePath::root(parts.next().unwrap_or(dotted));
+    for part in parts {
+        path = path.index(0).attribute(part);
+    }
+    path
+}
+
+/// A wait after a write, switched by a Terraform-only flag.
+struct Wait {
+    info: &'static KindInfo,
+    flag: &'static str,
+    /// Whether it waits when the flag is not set.
+    default: bool,
+    what: &'static str,
+    check: fn(&Json) -> Readiness,
+}
+
+struct Kinded {
+    immutable: &'static [&'static str],
+    wait: Option<Wait>,
+    /// A pod waits for one of the phases in `target_state` (Running by default).
+    pod: bool,
+    /// An ingress path without a `pathType` gets `ImplementationSpecific`, as networking/v1beta1
+    /// did implicitly (hashicorp's `kubernetes_ingress` has that shape).
+    ingress: bool,
+    /// A certificate signing request is approved (`auto_approve`, true by default) and waits
+    /// for its certificate.
+    signing_request: bool,
+    /// Deleting waits for the object to be gone (its pods are deleted first).
+    deletes_slowly: bool,
+}
+
+#[async_trait::async_trait]
+impl Behaviour for Kinded {
+    async fn wait_ready(
+        &self,
+        client: &kube::Client,
+        object: &Json,
+        planned: &Value,
+    ) -> Result<Option<Json>, Diagnostic> {
+        if self.pod {
+            return pod_phase(client, object, planned).await;
+        }
+        if self.signing_request {
+            return approve_and_sign(client, object, planned).await;
+        }
+        let Some(wait) = &self.wait else {
+            return Ok(None);
+        };
+        if !planned.get(wait.flag).as_bool().unwrap_or(wait.default) {
+            return Ok(None);
+        }
+        // Only a LoadBalancer service gets an address.
+        if wait.info.kind == "Service" && object["spec"]["type"] != "LoadBalancer" {
+            return Ok(None);
+        }
+        let operation = if object["metadata"]["generation"].as_i64().unwrap_or(1) <= 1 {
+            "create"
+        } else {
+            "update"
+        };
+        let timeout = timeouts::of(planned, operation, DEFAULT_TIMEOUT);
+        spec_wait::poll(client, wait.info, object, timeout, wait.what, wait.check).await
+    }
+
+    fn delete_wait(&self, resource: &Value) -> Option<Duration> {
+        self.deletes_slowly
+            .then(|| timeouts::of(resource, "delete", DEFAULT_TIMEOUT))
+    }
+
+    fn immutable_paths(&self) -> Vec<AttributePath> {
+        self.immutable.iter().map(|p| attribute_path(p)).collect()
+    }
+
+    fn unclaim(&self, object: &mut Json) {
+        if !self.pod {
+            return;
+        }
+        // The DefaultTolerationSeconds admission plugin's tolerations.
+        if let Some(tolerations) = object
+            .pointer_mut("/spec/tolerations")
+            .and_then(Json::as_array_mut)
+        {
+            tolerations.retain(|t| {
+                let default = t["effect"] == "NoExecute"
+                    && t["operator"] == "Exists"
+                    && t["tolerationSeconds"] == 300
+                    && matches!(
+                        t["key"].as_str(),
+                        Some("node.kubernetes.io/not-ready" | "node.kubernetes.io/unreachable")
+                    );
+                !default
+            });
+        }
+    }
+
+    fn complete(&self, object: &mut Map<String, Json>) {
+        if !self.ingress {
+            return;
+        }
+        let rules = object
+            .get_mut("spec")
+            .and_then(|s| s.get_mut("rules"))
+            .and_then(Json::as_array_mut);
+        for rule in rules.into_iter().flatten() {
+            let paths = rule.pointer_mut("/http/paths").and_then(Json::as_array_mut);
+            for path in paths.into_iter().flatten().filter_map(Json::as_object_mut) {
+                path.entry("pathType")
+                    .or_insert_with(|| Json::from("ImplementationSpecific"));
+            }
+        }
+    }
+}
+
+/// hashicorp's Pod timeout for create.
+const POD_TIMEOUT: Duration = Duration::from_secs(300);
+
+async fn pod_phase(client: &kube::Client, pod: &Json, planned: &Value) -> Result<Option<Json>, Diagnostic> {
+    let wanted: Vec<String> = match planned.get("target_state").elements() {
+        [] => vec!["Running".to_string()],
+        states => states
+            .iter()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect(),
+    };
+    let timeout = timeouts::of(planned, "create", POD_TIMEOUT);
+    let info = pod_info();
+    let what = format!("reach phase {}", wanted.join(" or "));
+    spec_wait::poll(client, info, pod, timeout, &what, move |live| {
+        let phase = live["status"]["phase"].as_str().unwrap_or("Pending");
+        if wanted.iter().any(|w| w == phase) {
+            Readiness::Ready
+        } else if matches!(phase, "Failed" | "Succeeded") {
+            Readiness::Failed(format!("the pod ended in phase {phase}"))
+        } else {
+            Readiness::Waiting(format!("phase {phase}"))
+        }
+    })
+    .await
+}
+
+fn pod_info() -> &'static KindInfo {
+    &crate::catalog::entry("kubernetes_pod_v1")
+        .expect("the catalog has pods")
+        .info
+}
+
+async fn approve_and_sign(
+    client: &kube::Client,
+    request: &Json,
+    planned: &Value,
+) -> Result<Option<Json>, Diagnostic> {
+    if planned.get("auto_approve").as_bool() == Some(false) {
+        return Ok(None);
+    }
+    let info = &crate::catalog::entry("kubernetes_certificate_signing_request_v1")
+        .expect("the catalog has certificate signing requests")
+        .info;
+    let target = crate::objects::Target::of(crate::resource::api_resource(info), request);
+    let approved = crate::objects::approve(client, &target, request, "Approved by Terraform (auto_approve)")
+        .await
+        .map_err(Diagnostic::from)?;
+    let timeout = timeouts::of(planned, "create", POD_TIMEOUT);
+    spec_wait::poll(client, info, &approved, timeout, "be signed", |csr| {
+        let denied = csr["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| (c["type"] == "Denied" || c["type"] == "Failed") && c["status"] == "True");
+        match (denied, csr["status"]["certificate"].as_str()) {
+            (Some(c), _) => Readiness::Failed(format!(
+                "the request was {}: {}",
+                c["type"].as_str().unwrap_or("refused").to_lowercase(),
+                c["message"].as_str().unwrap_or("no message")
+            )),
+            (None, Some(cert)) if !cert.is_empty() => Readiness::Ready,
+            _ => Readiness::Waiting("no certificate issued yet".to_string()),
+        }
+    })
+    .await
+}
+
+fn count(v: &Json) -> i64 {
+    v.as_i64().unwrap_or(0)
+}
+
+/// The controller has seen the latest spec.
+fn observed(object: &Json) -> Option<Readiness> {
+    let generation = count(&object["metadata"]["generation"]);
+    let observed = count(&object["status"]["observedGeneration"]);
+    (observed < generation).then(|| {
+        Readiness::Waiting(format!(
+            "the controller has not yet seen generation {generation}, only {observed}"
+        ))
+    })
+}
+
+fn deployment_rollout(deployment: &Json) -> Readiness {
+    if let Some(waiting) = observed(deployment) {
+        return waiting;
+    }
+    let status = &deployment["status"];
+    let deadline_exceeded = status["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded");
+    if deadline_exceeded {
+        return Readiness::Failed("the rollout exceeded its progress deadline".to_string());
+    }
+    let desired = deployment["spec"]["replicas"].as_i64().unwrap_or(1);
+    let updated = count(&status["updatedReplicas"]);
+    let total = count(&status["replicas"]);
+    let available = count(&status["availableReplicas"]);
+    if updated < desired {
+        Readiness::Waiting(format!("{updated} of {desired} replicas updated"))
+    } else if total > updated {
+        Readiness::Waiting(format!("{} old replicas pending termination", total - updated))
+    } else if available < updated {
+        Readiness::Waiting(format!("{available} of {updated} updated replicas available"))
+    } else {
+        Readiness::Ready
+    }
+}
+
+fn stateful_set_rollout(set: &Json) -> Readiness {
+    if let Some(waiting) = observed(set) {
+        return waiting;
+    }
+    let status = &set["status"];
+    let desired = set["spec"]["replicas"].as_i64().unwrap_or(1);
+    let ready = count(&status["readyReplicas"]);
+    let updated = count(&status["updatedReplicas"]);
+    if status["currentRevision"] != status["updateRevision"] && updated < desired {
+        Readiness::Waiting(format!("{updated} of {desired} replicas updated"))
+    } else if ready < desired {
+        Readiness::Waiting(format!("{ready} of {desired} replicas ready"))
+    } else {
+        Readiness::Ready
+    }
+}
+
+fn daemon_set_rollout(set: &Json) -> Readiness {
+    if let Some(waiting) = observed(set) {
+        return waiting;
+    }
+    let status = &set["status"];
+    let desired = count(&status["desiredNumberScheduled"]);
+    let updated = count(&status["updatedNumberScheduled"]);
+    let available = count(&status["numberAvailable"]);
+    if updated < desired {
+        Readiness::Waiting(format!("{updated} of {desired} scheduled pods updated"))
+    } else if available < desired {
+        Readiness::Waiting(format!("{available} of {desired} pods available"))
+    } else {
+        Readiness::Ready
+    }
+}
+
+fn job_complete(job: &Json) -> Readiness {
+    let conditions = job["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let holds = |kind: &str| {
+        conditions
+            .iter()
+            .find(|c| c["type"] == kind && c["status"] == "True")
+    };
+    if let Some(failed) = holds("Failed") {
+        return Readiness::Failed(format!(
+            "the job failed: {}",
+            failed["message"].as_str().unwrap_or("no message")
+        ));
+    }
+    if holds("Complete").is_some() {
+        Readiness::Ready
+    } else {
+        Readiness::Waiting(format!(
+            "{} of {} completions",
+            count(&job["status"]["succeeded"]),
+            job["spec"]["completions"].as_i64().unwrap_or(1)
+        ))
+    }
+}
+
+fn claim_bound(claim: &Json) -> Readiness {
+    match claim["status"]["phase"].as_str() {
+        Some("Bound") => Readiness::Ready,
+        Some("Lost") => Readiness::Failed("the claim lost its volume".to_string()),
+        phase => Readiness::Waiting(format!("phase {}", phase.unwrap_or("unknown"))),
+    }
+}
+
+fn load_balancer_ready(object: &Json) -> Readiness {
+    match object["status"]["loadBalancer"]["ingress"].as_array() {
+        Some(ingress) if !ingress.is_empty() => Readiness::Ready,
+        _ => Readiness::Waiting("no ingress address yet".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn immutable_paths_index_blocks() {
+        assert_eq!(attribute_path("spec.selector").to_string(), "spec[0].selector");
+        assert_eq!(attribute_path("role_ref").to_string(), "role_ref");
+    }
+
+    #[test]
+    fn rollouts_wait_for_the_controller_and_the_replicas() {
+        let deployment = json!({
+            "metadata": {"generation": 2}, "spec": {"replicas": 2},
+            "status": {"observedGeneration": 2, "updatedReplicas": 2, "replicas": 2, "availableReplicas": 1}
+        });
+        assert!(matches!(deployment_rollout(&deployment), Readiness::Waiting(w) if w.contains("1 of 2")));
+        let set = json!({
+            "metadata": {"generation": 1}, "spec": {"replicas": 1},
+            "status": {"observedGeneration": 1, "readyReplicas": 1, "currentRevision": "a", "updateRevision": "a"}
+        });
+        assert!(matches!(stateful_set_rollout(&set), Readiness::Ready));
+        let stale = json!({"metadata": {"generation": 3}, "status": {"observedGeneration": 2}});
+        assert!(matches!(daemon_set_rollout(&stale), Readiness::Waiting(_)));
+    }
+
+    #[test]
+    fn jobs_and_claims() {
+        let failed = json!({"status": {"conditions": [{"type": "Failed", "status": "True", "message": "BackoffLimitExceeded"}]}});
+        assert!(matches!(job_complete(&failed), Readiness::Failed(m) if m.contains("BackoffLimitExceeded")));
+        let done = json!({"status": {"conditions": [{"type": "Complete", "status": "True"}]}});
+        assert!(matches!(job_complete(&done), Readiness::Ready));
+        assert!(matches!(
+            claim_bound(&json!({"status": {"phase": "Pending"}})),
+            Readiness::Waiting(_)
+        ));
+    }
+}
