@@ -165,6 +165,13 @@ impl Cluster {
         false
     }
 
+    /// Whether deleted volumes and claims go away: the pv/pvc-protection controllers remove their
+    /// finalizers. A bare control plane (`make test-real`) does not run them, and neither does
+    /// the test server, which keeps such objects Terminating as that control plane does.
+    pub fn removes_volume_finalizers(&self) -> bool {
+        self.server.is_none() && self.runs_pods()
+    }
+
     /// Requests the API server has answered so far, from its `/metrics` (see [`crate::requests`]).
     pub fn request_counts(&self) -> RequestCounts {
         let out = self.kubectl(&["get", "--raw", "/metrics"]);

@@ -45,7 +45,8 @@ fn modules(run: &str, cluster: &Cluster) -> Vec<Module> {
         .into_iter()
         .filter_map(|path| {
             let type_name = path.file_stem()?.to_string_lossy().into_owned();
-            if NEEDS_VOLUME_CONTROLLERS.contains(&type_name.as_str()) && !cluster.runs_pods() {
+            if NEEDS_VOLUME_CONTROLLERS.contains(&type_name.as_str()) && !cluster.removes_volume_finalizers()
+            {
                 eprintln!(
                     "\nSKIP: corpus {type_name}: its protection finalizers need controllers \
                      this cluster does not run\n"
@@ -415,9 +416,7 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
                 m.type_name.as_str(),
                 "kubernetes_api_service_v1" | "kubernetes_namespace_v1"
             );
-            let new = (!fixed)
-                .then(|| renamed(&m.body, &m.type_name))
-                .flatten();
+            let new = (!fixed).then(|| renamed(&m.body, &m.type_name)).flatten();
             let replaced = new.is_some();
             let module = Module {
                 type_name: m.type_name.clone(),
@@ -449,7 +448,10 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     let out = work.run(&[&["apply", "-auto-approve"][..], &parallel[..]].concat());
     assert!(out.success(), "replace failed:\n{out}");
     let plan = work.run(&[&["plan", "-detailed-exitcode"][..], &parallel[..]].concat());
-    assert_eq!(plan.code, 0, "the plan after the replacements is not empty:\n{plan}");
+    assert_eq!(
+        plan.code, 0,
+        "the plan after the replacements is not empty:\n{plan}"
+    );
     eprintln!(
         "corpus: {} objects imported, {} deleted out of band and re-created, {} updated in place, {} replaced",
         importable.len(),

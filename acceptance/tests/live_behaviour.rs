@@ -355,7 +355,7 @@ fn bad_estate_fails_validate_and_v1_names_validate() {
         ),
         (
             "kubernetes_network_policy_v1",
-            "  spec {\n    pod_selector {}\n  }\n".into(),
+            "  spec {\n    pod_selector {}\n    policy_types = [\"Ingress\"]\n  }\n".into(),
         ),
     ];
     let config: String = bodies

@@ -491,7 +491,7 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
     if let Some(sub) = rp.subresource.as_deref() {
         return subresources::handle(&call, sub);
     }
-    match (&ctx.method, call.name.is_some()) {
+    let reply = match (&ctx.method, call.name.is_some()) {
         (&Method::GET, true) => call.get().map(|r| as_table(ctx, rt.kind, r)),
         (&Method::GET, false) if ctx.query.flag("watch") => watch::serve(&call),
         (&Method::GET, false) => call.list().map(|r| as_table(ctx, rt.kind, r)),
@@ -501,5 +501,15 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
         (&Method::DELETE, true) => call.delete(),
         (&Method::DELETE, false) => call.delete_collection(),
         _ => Err(status::method_not_allowed()),
+    };
+    // Every answer about v1 Endpoints, errors too, carries the deprecation warning
+    // (20-networking 13, 14).
+    if rt != resources::ENDPOINTS {
+        return reply;
     }
+    let mut reply = reply.unwrap_or_else(Reply::from);
+    reply
+        .warnings
+        .push("v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice".into());
+    Ok(reply)
 }

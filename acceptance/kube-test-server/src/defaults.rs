@@ -1,8 +1,13 @@
 //! Server-side defaults a real apiserver fills in on create and update, per kind.
 //!
-//! Covers the scheme defaulting functions (visible in `managedFields`) and the strategy's
-//! create-time fields (Namespace finalizers, initial status shapes); cluster IP allocation and
-//! `generation` are the server's job. Quantities are rewritten into canonical form.
+//! Three layers, as in the apiserver's decoding: the schema's declarative defaults and Go zero
+//! values ([`crate::schema`]), the kind's defaulting function (`SetDefaults_<Kind>`), and the
+//! defaulting functions of nested types wherever they occur (pod specs, probes, volume sources,
+//! webhooks, ...). Quantities are rewritten into canonical form. Strategy and admission changes
+//! (status on create, cluster IPs, `generation`) are the server's job, not defaulting.
+
+mod cluster;
+mod workloads;
 
 use base64::Engine;
 use serde_json::{Map, Value, json};
@@ -10,6 +15,10 @@ use std::cmp::Ordering;
 
 /// Fills in the defaults of `kind` (e.g. "Deployment") in place.
 pub fn apply_defaults(kind: &str, object: &mut Value) {
+    let schema = crate::schema::of_object(object);
+    if let Some(t) = schema {
+        t.fill_defaults(object);
+    }
     let Some(obj) = object.as_object_mut() else { return };
     normalise_metadata(obj);
     match kind {
@@ -17,11 +26,49 @@ pub fn apply_defaults(kind: &str, object: &mut Value) {
         "Secret" => default_secret(obj),
         "ConfigMap" => drop_empty(obj, &["data", "binaryData"]),
         "Service" => default_service(obj),
-        "Deployment" => default_deployment(obj),
         "HorizontalPodAutoscaler" => default_hpa(obj),
         "NetworkPolicy" => default_network_policy(obj),
-        "RoleBinding" | "ClusterRoleBinding" => default_binding(obj),
-        _ => {}
+        _ => {
+            workloads::object(kind, obj);
+            cluster::object(kind, obj);
+        }
+    }
+    if let Some(t) = schema {
+        t.visit_structs(object, &mut by_type);
+        t.fill_defaults(object);
+        t.visit_quantities(object, &mut |q| {
+            let text = match q {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => return,
+            };
+            if let Some(c) = canonical_quantity(&text) {
+                *q = json!(c);
+            }
+        });
+    }
+}
+
+/// The defaulting functions of nested types, by OpenAPI definition name.
+fn by_type(definition: &str, map: &mut Map<String, Value>) {
+    let Some(name) = definition.strip_prefix("io.k8s.api.") else {
+        return;
+    };
+    match name {
+        "rbac.v1.Subject" => {
+            if matches!(map.get("kind").and_then(Value::as_str), Some("User" | "Group")) {
+                ensure(map, "apiGroup", json!("rbac.authorization.k8s.io"));
+            }
+        }
+        "core.v1.EndpointPort" | "networking.v1.NetworkPolicyPort" => ensure(map, "protocol", json!("TCP")),
+        "discovery.v1.EndpointPort" => {
+            ensure(map, "name", json!(""));
+            ensure(map, "protocol", json!("TCP"));
+        }
+        _ => {
+            workloads::nested(name, map);
+            cluster::nested(name, map);
+        }
     }
 }
 
@@ -61,6 +108,11 @@ fn drop_empty(map: &mut Map<String, Value>, keys: &[&str]) {
             map.remove(*key);
         }
     }
+}
+
+/// Whether a map field is missing, null or empty (what Go's `len(m) == 0` sees).
+fn is_empty_map(v: Option<&Value>) -> bool {
+    v.is_none_or(|v| v.is_null() || v.as_object().is_some_and(Map::is_empty))
 }
 
 fn normalise_metadata(obj: &mut Map<String, Value>) {
@@ -111,7 +163,6 @@ fn default_service(obj: &mut Map<String, Value>) {
         );
     }
     for port in items(spec, "ports") {
-        ensure(port, "protocol", json!("TCP"));
         if port
             .get("targetPort")
             .is_none_or(|t| t.is_null() || t == 0 || t == "")
@@ -130,107 +181,6 @@ fn default_service(obj: &mut Map<String, Value>) {
     }
     if service_type == "LoadBalancer" {
         ensure(spec, "allocateLoadBalancerNodePorts", json!(true));
-    }
-    ensure(child(obj, "status"), "loadBalancer", json!({}));
-}
-
-fn default_deployment(obj: &mut Map<String, Value>) {
-    let spec = child(obj, "spec");
-    ensure(spec, "replicas", json!(1));
-    let strategy = child(spec, "strategy");
-    ensure(strategy, "type", json!("RollingUpdate"));
-    if strategy["type"] == "RollingUpdate" {
-        let rolling = child(strategy, "rollingUpdate");
-        ensure(rolling, "maxUnavailable", json!("25%"));
-        ensure(rolling, "maxSurge", json!("25%"));
-    }
-    ensure(spec, "revisionHistoryLimit", json!(10));
-    ensure(spec, "progressDeadlineSeconds", json!(600));
-    default_pod_spec(child(child(spec, "template"), "spec"));
-    ensure(obj, "status", json!({}));
-}
-
-/// Pod spec defaults, as in a Deployment's template.
-fn default_pod_spec(spec: &mut Map<String, Value>) {
-    ensure(spec, "restartPolicy", json!("Always"));
-    ensure(spec, "terminationGracePeriodSeconds", json!(30));
-    ensure(spec, "dnsPolicy", json!("ClusterFirst"));
-    ensure(spec, "securityContext", json!({}));
-    ensure(spec, "schedulerName", json!("default-scheduler"));
-    for key in ["containers", "initContainers"] {
-        for container in items(spec, key) {
-            default_container(container);
-        }
-    }
-    for volume in items(spec, "volumes") {
-        for source in ["configMap", "secret", "projected", "downwardAPI"] {
-            if let Some(s) = volume.get_mut(source).and_then(Value::as_object_mut) {
-                ensure(s, "defaultMode", json!(420));
-            }
-        }
-    }
-}
-
-fn default_container(c: &mut Map<String, Value>) {
-    ensure(c, "terminationMessagePath", json!("/dev/termination-log"));
-    ensure(c, "terminationMessagePolicy", json!("File"));
-    let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
-    let policy = if image_uses_latest(image) {
-        "Always"
-    } else {
-        "IfNotPresent"
-    };
-    ensure(c, "imagePullPolicy", json!(policy));
-    ensure(c, "resources", json!({}));
-    if let Some(resources) = c.get_mut("resources").and_then(Value::as_object_mut) {
-        for list in ["limits", "requests"] {
-            if let Some(values) = resources.get_mut(list).and_then(Value::as_object_mut) {
-                canonicalise_all(values);
-            }
-        }
-    }
-    for port in items(c, "ports") {
-        ensure(port, "protocol", json!("TCP"));
-    }
-    for env in items(c, "env") {
-        if let Some(field_ref) = env
-            .get_mut("valueFrom")
-            .and_then(|v| v.get_mut("fieldRef"))
-            .and_then(Value::as_object_mut)
-        {
-            ensure(field_ref, "apiVersion", json!("v1"));
-        }
-    }
-    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
-        if let Some(p) = c.get_mut(probe).and_then(Value::as_object_mut) {
-            ensure(p, "timeoutSeconds", json!(1));
-            ensure(p, "periodSeconds", json!(10));
-            ensure(p, "successThreshold", json!(1));
-            ensure(p, "failureThreshold", json!(3));
-            if let Some(get) = p.get_mut("httpGet").and_then(Value::as_object_mut) {
-                ensure(get, "scheme", json!("HTTP"));
-            }
-        }
-    }
-}
-
-/// `:latest` or no tag at all means the kubelet must always pull; a digest or another tag not.
-fn image_uses_latest(image: &str) -> bool {
-    if image.contains('@') {
-        return false;
-    }
-    let last = image.rsplit('/').next().unwrap_or(image);
-    match last.split_once(':') {
-        Some((_, tag)) => tag == "latest",
-        None => true,
-    }
-}
-
-fn canonicalise_all(values: &mut Map<String, Value>) {
-    for value in values.values_mut() {
-        if let Some(c) = value.as_str().and_then(canonical_quantity) {
-            *value = json!(c);
-        }
     }
 }
 
@@ -253,21 +203,6 @@ fn default_hpa(obj: &mut Map<String, Value>) {
             json!([{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]),
         );
     }
-    for metric in items(spec, "metrics") {
-        for source in metric.values_mut().filter_map(Value::as_object_mut) {
-            if let Some(target) = source.get_mut("target").and_then(Value::as_object_mut) {
-                for key in ["value", "averageValue"] {
-                    if let Some(c) = target
-                        .get(key)
-                        .and_then(Value::as_str)
-                        .and_then(canonical_quantity)
-                    {
-                        target.insert(key.into(), json!(c));
-                    }
-                }
-            }
-        }
-    }
     if let Some(behavior) = spec.get_mut("behavior").and_then(Value::as_object_mut) {
         let up = child(behavior, "scaleUp");
         ensure(up, "stabilizationWindowSeconds", json!(0));
@@ -286,27 +221,14 @@ fn default_hpa(obj: &mut Map<String, Value>) {
             json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
         );
     }
-    ensure(
-        obj,
-        "status",
-        json!({"desiredReplicas": 0, "currentMetrics": null}),
-    );
 }
 
 fn default_network_policy(obj: &mut Map<String, Value>) {
     let spec = child(obj, "spec");
-    ensure(spec, "podSelector", json!({}));
     let has_egress = spec
         .get("egress")
         .and_then(Value::as_array)
         .is_some_and(|e| !e.is_empty());
-    for direction in ["ingress", "egress"] {
-        for rule in items(spec, direction) {
-            for port in items(rule, "ports") {
-                ensure(port, "protocol", json!("TCP"));
-            }
-        }
-    }
     if spec
         .get("policyTypes")
         .is_none_or(|p| p.as_array().is_none_or(Vec::is_empty))
@@ -317,17 +239,6 @@ fn default_network_policy(obj: &mut Map<String, Value>) {
             json!(["Ingress"])
         };
         spec.insert("policyTypes".into(), types);
-    }
-}
-
-fn default_binding(obj: &mut Map<String, Value>) {
-    for subject in items(obj, "subjects") {
-        if matches!(
-            subject.get("kind").and_then(Value::as_str),
-            Some("User" | "Group")
-        ) {
-            ensure(subject, "apiGroup", json!("rbac.authorization.k8s.io"));
-        }
     }
 }
 
@@ -421,6 +332,20 @@ impl Quantity {
             mantissa,
             exponent,
             format,
+        })
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.mantissa == 0
+    }
+
+    /// The sum, in this quantity's suffix family.
+    pub fn add(&self, other: &Quantity) -> Option<Quantity> {
+        let exponent = self.exponent.min(other.exponent);
+        Some(Quantity {
+            mantissa: self.scaled(exponent)?.checked_add(other.scaled(exponent)?)?,
+            exponent,
+            format: self.format,
         })
     }
 
@@ -530,6 +455,11 @@ mod tests {
             ("12-server-side-apply.json", &[9]),
             ("14-rbac.json", &[2, 5, 6, 7]),
             ("15-lease.json", &[1]),
+            ("18-workloads.json", &[1, 4, 6]),
+            ("19-rbac-kinds.json", &[1, 5, 9, 10, 15]),
+            ("20-networking.json", &[1, 4, 13, 15]),
+            ("21-storage-policy.json", &[1, 8, 9, 10, 12, 14, 17, 24]),
+            ("22-admission-misc.json", &[1, 4, 7, 8]),
         ];
         for (file, indexes) in cases {
             for &index in *indexes {
@@ -577,15 +507,6 @@ mod tests {
         }
         assert!(Quantity::parse("2").unwrap() > Quantity::parse("1500m").unwrap());
         assert!(Quantity::parse("1Gi").unwrap() == Quantity::parse("1024Mi").unwrap());
-    }
-
-    #[test]
-    fn image_pull_policy_by_tag() {
-        assert!(image_uses_latest("busybox:latest"));
-        assert!(image_uses_latest("nginx"));
-        assert!(image_uses_latest("localhost:5000/nginx"));
-        assert!(!image_uses_latest("nginx:1.27.0"));
-        assert!(!image_uses_latest("nginx@sha256:abc"));
     }
 
     #[test]

@@ -1,7 +1,5 @@
-//! API discovery documents, as recorded from kube-apiserver v1.36.2.
-//!
-//! The legacy documents recorded in the transcripts are served verbatim; the other
-//! group-version documents are derived from the recorded aggregated discovery.
+//! API discovery documents, as recorded from kube-apiserver v1.36 (the transcripts' documents
+//! and, for the other group-versions, the same apiserver build's), served verbatim.
 
 use std::sync::OnceLock;
 
@@ -13,22 +11,74 @@ const APIS: &str = include_str!("discovery/apis.json");
 const AGGREGATED_API: &str = include_str!("discovery/aggregated-api.json");
 const AGGREGATED_APIS: &str = include_str!("discovery/aggregated-apis.json");
 
-/// Recorded `APIResourceList`s by group-version.
+/// Recorded `APIResourceList`s by group-version (every group-version the server lists).
 const RECORDED: &[(&str, &str)] = &[
     ("v1", include_str!("discovery/api-v1.json")),
+    (
+        "admissionregistration.k8s.io/v1",
+        include_str!("discovery/admissionregistration.k8s.io-v1.json"),
+    ),
+    (
+        "apiextensions.k8s.io/v1",
+        include_str!("discovery/apiextensions.k8s.io-v1.json"),
+    ),
+    (
+        "apiregistration.k8s.io/v1",
+        include_str!("discovery/apiregistration.k8s.io-v1.json"),
+    ),
     ("apps/v1", include_str!("discovery/apps-v1.json")),
+    (
+        "authentication.k8s.io/v1",
+        include_str!("discovery/authentication.k8s.io-v1.json"),
+    ),
+    (
+        "authorization.k8s.io/v1",
+        include_str!("discovery/authorization.k8s.io-v1.json"),
+    ),
+    ("autoscaling/v1", include_str!("discovery/autoscaling-v1.json")),
     ("autoscaling/v2", include_str!("discovery/autoscaling-v2.json")),
+    ("batch/v1", include_str!("discovery/batch-v1.json")),
+    (
+        "certificates.k8s.io/v1",
+        include_str!("discovery/certificates.k8s.io-v1.json"),
+    ),
+    (
+        "coordination.k8s.io/v1",
+        include_str!("discovery/coordination.k8s.io-v1.json"),
+    ),
+    (
+        "discovery.k8s.io/v1",
+        include_str!("discovery/discovery.k8s.io-v1.json"),
+    ),
+    (
+        "events.k8s.io/v1",
+        include_str!("discovery/events.k8s.io-v1.json"),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io/v1",
+        include_str!("discovery/flowcontrol.apiserver.k8s.io-v1.json"),
+    ),
     (
         "networking.k8s.io/v1",
         include_str!("discovery/networking.k8s.io-v1.json"),
     ),
+    ("node.k8s.io/v1", include_str!("discovery/node.k8s.io-v1.json")),
+    ("policy/v1", include_str!("discovery/policy-v1.json")),
     (
         "rbac.authorization.k8s.io/v1",
         include_str!("discovery/rbac.authorization.k8s.io-v1.json"),
     ),
     (
-        "coordination.k8s.io/v1",
-        include_str!("discovery/coordination.k8s.io-v1.json"),
+        "resource.k8s.io/v1",
+        include_str!("discovery/resource.k8s.io-v1.json"),
+    ),
+    (
+        "scheduling.k8s.io/v1",
+        include_str!("discovery/scheduling.k8s.io-v1.json"),
+    ),
+    (
+        "storage.k8s.io/v1",
+        include_str!("discovery/storage.k8s.io-v1.json"),
     ),
 ];
 
@@ -111,36 +161,27 @@ pub fn group_version(group: &str, version: &str) -> Option<Value> {
     } else {
         format!("{group}/{version}")
     };
-    if let Some((_, text)) = RECORDED.iter().find(|(k, _)| *k == gv) {
-        return Some(parse(text));
-    }
-    let agg = aggregated_apis();
-    let versions = agg["items"]
-        .as_array()?
+    RECORDED
         .iter()
-        .find(|g| g["metadata"]["name"] == group)?["versions"]
-        .as_array()?;
-    let v = versions.iter().find(|v| v["version"] == version)?;
-    let mut resources = Vec::new();
-    for r in v["resources"].as_array().into_iter().flatten() {
-        let namespaced = r["scope"] == "Namespaced";
-        let mut entry = json!({
-            "name": r["resource"], "singularName": r["singularResource"], "namespaced": namespaced,
-            "kind": r["responseKind"]["kind"], "verbs": r["verbs"],
-        });
-        for key in ["shortNames", "categories"] {
-            if r.get(key).is_some() {
-                entry[key] = r[key].clone();
+        .find(|(k, _)| *k == gv)
+        .map(|(_, text)| parse(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every group-version of aggregated discovery has its recorded document.
+    #[test]
+    fn every_group_version_is_recorded() {
+        for g in aggregated_apis()["items"].as_array().unwrap() {
+            for v in g["versions"].as_array().unwrap() {
+                let (group, version) = (
+                    g["metadata"]["name"].as_str().unwrap(),
+                    v["version"].as_str().unwrap(),
+                );
+                assert!(group_version(group, version).is_some(), "{group}/{version}");
             }
         }
-        resources.push(entry);
-        for s in r["subresources"].as_array().into_iter().flatten() {
-            resources.push(json!({
-                "name": format!("{}/{}", r["resource"].as_str().unwrap_or(""), s["subresource"].as_str().unwrap_or("")),
-                "singularName": "", "namespaced": namespaced,
-                "kind": s["responseKind"]["kind"], "verbs": s["verbs"],
-            }));
-        }
     }
-    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
 }

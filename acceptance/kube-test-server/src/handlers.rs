@@ -5,16 +5,20 @@
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
+use crate::admission;
+use crate::allocation;
 use crate::api::{Ctx, Reply};
 use crate::controllers;
 use crate::index::Id;
 use crate::kinds;
 use crate::meta;
-use crate::resources::{self, DeleteAnswer, ResourceType};
+use crate::policies;
+use crate::resources::{self, DeleteAnswer, Deletion, Generation, ResourceType};
 use crate::semantics::{self, Selectors, WriteInfo};
 use crate::state::Shared;
 use crate::status::{self, ApiError};
 use crate::store::Store;
+use crate::strategy;
 
 /// One request on a stored resource type.
 pub struct Call<'a> {
@@ -178,14 +182,9 @@ impl<'a> Call<'a> {
                 kinds::internal_package(self.rt.group)
             )));
         }
-        let known = kinds::known_fields(kind);
-        let unknown: Vec<String> = map
-            .keys()
-            .filter(|k| {
-                !matches!(k.as_str(), "apiVersion" | "kind" | "metadata") && !known.contains(&k.as_str())
-            })
-            .cloned()
-            .collect();
+        let api_version = self.rt.api_version(&self.version);
+        let schema = crate::schema::of(&api_version, kind);
+        let unknown = schema.map(|t| t.unknown_fields(&obj)).unwrap_or_default();
         let mut warnings = Vec::new();
         match self.ctx.query.get("fieldValidation").unwrap_or("Warn") {
             "Strict" if !unknown.is_empty() => {
@@ -198,11 +197,12 @@ impl<'a> Call<'a> {
             "Ignore" => {}
             _ => warnings.extend(unknown.iter().map(|u| format!("unknown field \"{u}\""))),
         }
-        for u in &unknown {
-            map.shift_remove(u);
+        if let Some(t) = schema {
+            t.prune(&mut obj);
         }
+        let map = obj.as_object_mut().expect("checked to be an object above");
         map.insert("kind".into(), json!(kind));
-        map.insert("apiVersion".into(), json!(self.rt.api_version(&self.version)));
+        map.insert("apiVersion".into(), json!(api_version));
         if !map.get("metadata").is_some_and(Value::is_object) {
             map.insert("metadata".into(), json!({}));
         }
@@ -265,6 +265,8 @@ impl<'a> Call<'a> {
         if !dry {
             self.after_write(&created);
         }
+        let mut warnings = warnings;
+        warnings.extend(strategy::warnings(&self.rt, &created));
         Ok(Reply::json(201, self.present(&created)).with_warnings(warnings))
     }
 
@@ -305,31 +307,44 @@ impl<'a> Call<'a> {
             meta_map.shift_remove(k);
         }
         self.check_namespace_open(store, &name)?;
+        let sent_labels = obj["metadata"]
+            .get("labels")
+            .is_some_and(|l| l.as_object().is_some_and(|m| !m.is_empty()));
         kinds::prepare_create(&self.rt, &mut obj);
         semantics::apply_defaults(self.rt.kind, &mut obj);
-        semantics::validate(self.rt.kind, self.rt.group, &obj, None)?;
-        if store.get(&self.rt.key(), &self.namespace, &name).is_some() {
-            return Err(status::already_exists(self.rt.target(Some(&name))));
-        }
-        if self.rt == resources::SERVICES && kinds::needs_cluster_ip(&obj) {
-            let ip = allocate_cluster_ip(store);
-            kinds::set_cluster_ip(&mut obj, &ip);
-        }
         obj["metadata"]["uid"] = json!(meta::new_uid());
         obj["metadata"]["creationTimestamp"] = json!(info.time);
-        if kinds::has_generation(self.rt.kind) {
-            obj["metadata"]["generation"] = json!(1);
-        }
-        if let Recording::Update(sub) = recording {
+        if let Recording::Update(sub) = recording
+            && self.rt.managed_fields
+        {
             let info = WriteInfo {
                 subresource: sub,
                 ..*info
             };
             semantics::record_update(None, &mut obj, &info);
         }
+        admission::mutate_create(&self.rt, &mut obj, store, &self.namespace)?;
+        strategy::prepare_create(&self.rt, &mut obj, &self.ctx.user, info.time, sent_labels);
+        // What storage hands back is decoded, so defaulted, once more.
+        semantics::apply_defaults(self.rt.kind, &mut obj);
+        semantics::validate(self.rt.kind, self.rt.group, &obj, None)?;
+        policies::admit(store, &self.policy_write("CREATE", &obj, None))?;
+        let charges = admission::charge_quota(&self.rt, &obj, store, &self.namespace)?;
+        if store.get(&self.rt.key(), &self.namespace, &name).is_some() {
+            return Err(status::already_exists(self.rt.target(Some(&name))));
+        }
+        if self.rt == resources::SERVICES {
+            allocation::allocate(store, &mut obj, None);
+        }
+        if matches!(self.rt.generation, Generation::Tracked | Generation::Fixed) {
+            obj["metadata"]["generation"] = json!(1);
+        }
         meta::canonicalize(&mut obj);
         if dry {
             return Ok(obj);
+        }
+        for charge in charges {
+            self.store_quota_charge(store, charge, info.time);
         }
         let stored = store.put(&self.rt.key(), obj);
         if self.rt == resources::NAMESPACES {
@@ -338,10 +353,57 @@ impl<'a> Call<'a> {
         Ok(stored)
     }
 
+    /// This request as ValidatingAdmissionPolicies see it.
+    fn policy_write<'b>(
+        &'b self,
+        operation: &'b str,
+        object: &'b Value,
+        old: Option<&'b Value>,
+    ) -> policies::Write<'b> {
+        policies::Write {
+            rt: &self.rt,
+            version: &self.version,
+            operation,
+            object,
+            old,
+            namespace: &self.namespace,
+            user: &self.ctx.user,
+        }
+    }
+
+    /// Writes the `used` the quota admission charged, as the apiserver itself.
+    fn store_quota_charge(&self, store: &mut Store, charge: admission::QuotaCharge, time: &str) {
+        let old = charge.quota.clone();
+        let mut updated = charge.quota;
+        let stored = store
+            .get(
+                &resources::RESOURCEQUOTAS.key(),
+                &self.namespace,
+                updated["metadata"]["name"].as_str().unwrap_or(""),
+            )
+            .cloned()
+            .unwrap_or(old);
+        updated["metadata"]["managedFields"] = stored["metadata"]["managedFields"].clone();
+        let info = WriteInfo {
+            manager: "kube-apiserver",
+            subresource: Some("status"),
+            time,
+        };
+        semantics::record_update(Some(&stored), &mut updated, &info);
+        meta::canonicalize(&mut updated);
+        store.put(&resources::RESOURCEQUOTAS.key(), updated);
+    }
+
     /// Controllers and persistence that follow a committed write.
     pub fn after_write(&self, obj: &Value) {
         if self.rt == resources::DEPLOYMENTS {
             controllers::schedule_rollout(self.st, obj);
+        }
+        if self.rt == resources::CLUSTERROLES {
+            controllers::aggregate_cluster_roles(self.st);
+        }
+        if self.rt == resources::SECRETS {
+            controllers::fill_service_account_token(self.st, obj);
         }
         self.st.written.notify_one();
     }
@@ -381,6 +443,8 @@ impl<'a> Call<'a> {
         if !dry {
             self.after_write(&stored);
         }
+        let mut warnings = warnings;
+        warnings.extend(strategy::warnings(&self.rt, &stored));
         Ok(Reply::json(200, self.present(&stored)).with_warnings(warnings))
     }
 
@@ -422,25 +486,54 @@ impl<'a> Call<'a> {
         }
         new["kind"] = old["kind"].clone();
         new["apiVersion"] = old["apiVersion"].clone();
-        if !matches!(recording, Recording::Update(Some(_))) {
+        let main_resource = !matches!(recording, Recording::Update(Some(_)));
+        if main_resource {
             kinds::prepare_update(&self.rt, old, &mut new);
         }
         semantics::apply_defaults(self.rt.kind, &mut new);
-        semantics::validate(self.rt.kind, self.rt.group, &new, Some(old))?;
-        if kinds::has_generation(self.rt.kind) && kinds::spec_changed(old, &new) {
-            let g = old["metadata"]["generation"].as_i64().unwrap_or(1);
-            new["metadata"]["generation"] = json!(g + 1);
-        }
-        if let Recording::Update(sub) = recording {
+        if let Recording::Update(sub) = recording
+            && self.rt.managed_fields
+        {
             let info = WriteInfo {
                 subresource: sub,
                 ..*info
             };
             semantics::record_update(Some(old), &mut new, &info);
         }
+        // The strategy and the allocators act after the field manager: what they change is
+        // not the writer's.
+        if main_resource {
+            strategy::prepare_update(&self.rt, old, &mut new);
+        }
+        semantics::validate(self.rt.kind, self.rt.group, &new, Some(old))?;
+        if main_resource {
+            policies::admit(store, &self.policy_write("UPDATE", &new, Some(old)))?;
+        }
+        let bump = match self.rt.generation {
+            Generation::Tracked => kinds::spec_changed(old, &new),
+            Generation::SpecOnly => old.get("spec") != new.get("spec"),
+            Generation::None | Generation::Fixed => false,
+        };
+        if bump {
+            let g = old["metadata"]["generation"].as_i64().unwrap_or(0);
+            new["metadata"]["generation"] = json!(g + 1);
+        }
+        if self.rt == resources::SERVICES && main_resource {
+            allocation::allocate(store, &mut new, Some(old));
+        }
         meta::canonicalize(&mut new);
         if same_ignoring_times(old, &new) || dry {
             return Ok(if dry { new } else { old.clone() });
+        }
+        // The last finalizer of an object being deleted is gone: storage deletes it and
+        // answers with the update as it would have been, at the stored resourceVersion.
+        let finalizers_left = new["metadata"]["finalizers"]
+            .as_array()
+            .is_some_and(|f| !f.is_empty());
+        if new["metadata"].get("deletionTimestamp").is_some() && !finalizers_left {
+            let (ns, name) = crate::store::ns_name(&new);
+            store.remove(&self.rt.key(), &ns, &name);
+            return Ok(new);
         }
         Ok(store.put(&self.rt.key(), new))
     }
@@ -478,7 +571,8 @@ impl<'a> Call<'a> {
             if !dry {
                 self.after_write(&created);
             }
-            return Ok(Reply::json(201, self.present(&created)));
+            return Ok(Reply::json(201, self.present(&created))
+                .with_warnings(strategy::warnings(&self.rt, &created)));
         };
         let view = kinds::to_version(&self.rt, &self.version, &old);
         let (patched, recording) = if apply {
@@ -489,10 +583,7 @@ impl<'a> Call<'a> {
             }
             (applied, Recording::Applied)
         } else {
-            (
-                apply_patch(self.ctx, self.rt.kind, &view)?,
-                Recording::Update(None),
-            )
+            (apply_patch(self.ctx, &view)?, Recording::Update(None))
         };
         let patched = kinds::from_version(&self.rt, &self.version, &patched);
         if let Some(rv) = patched["metadata"]["resourceVersion"]
@@ -507,7 +598,7 @@ impl<'a> Call<'a> {
         if !dry {
             self.after_write(&stored);
         }
-        Ok(Reply::json(200, self.present(&stored)))
+        Ok(Reply::json(200, self.present(&stored)).with_warnings(strategy::warnings(&self.rt, &stored)))
     }
 
     // ---- deletes ----
@@ -522,8 +613,15 @@ impl<'a> Call<'a> {
         self.check_preconditions(&opts, &old)?;
         let answer = self.delete_one(&mut store, old, &opts)?;
         drop(store);
+        if self.rt == resources::CLUSTERROLES {
+            controllers::aggregate_cluster_roles(self.st);
+        }
         self.st.written.notify_one();
-        Ok(Reply::json(200, answer))
+        let mut warnings = Vec::new();
+        if self.rt == resources::JOBS && opts.propagation.is_none() {
+            warnings.push("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning".to_string());
+        }
+        Ok(Reply::json(200, answer).with_warnings(warnings))
     }
 
     fn check_preconditions(&self, opts: &DeleteOptions, old: &Value) -> Result<(), ApiError> {
@@ -595,34 +693,52 @@ impl<'a> Call<'a> {
             controllers::schedule_namespace_cleanup(self.st, &name);
             return Ok(self.present(&stored));
         }
-        let finalizers: Vec<Value> = old["metadata"]["finalizers"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let foreground = opts.propagation.as_deref() == Some("Foreground");
         if old["metadata"].get("deletionTimestamp").is_some() {
             return Ok(self.present(&old));
         }
-        if foreground || !finalizers.is_empty() {
+        let mut finalizers: Vec<Value> = old["metadata"]["finalizers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        // The garbage collector's finalizer for the propagation policy (the registry's
+        // default policy when the request names none).
+        let gc_finalizer = match opts.propagation.as_deref() {
+            Some("Foreground") => Some("foregroundDeletion"),
+            Some("Orphan") => Some("orphan"),
+            None if self.rt.deletion == Deletion::Orphan => Some("orphan"),
+            _ => None,
+        };
+        if let Some(f) = gc_finalizer
+            && !finalizers.iter().any(|x| x == f)
+        {
+            finalizers.push(json!(f));
+        }
+        let graceful = self.rt.deletion == Deletion::Graceful;
+        if !finalizers.is_empty() || graceful {
             let mut obj = old;
             obj["metadata"]["deletionTimestamp"] = json!(now);
             obj["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-            let mut fins = finalizers;
-            if foreground && !fins.iter().any(|f| f == "foregroundDeletion") {
-                fins.push(json!("foregroundDeletion"));
+            if !finalizers.is_empty() {
+                obj["metadata"]["finalizers"] = json!(finalizers);
             }
-            obj["metadata"]["finalizers"] = json!(fins);
-            if kinds::has_generation(self.rt.kind) {
-                let g = obj["metadata"]["generation"].as_i64().unwrap_or(1);
+            // Graceful deletion bumps any generation the object has.
+            if let Some(g) = obj["metadata"]["generation"].as_i64() {
                 obj["metadata"]["generation"] = json!(g + 1);
             }
             meta::canonicalize(&mut obj);
             if opts.dry_run {
                 return Ok(self.present(&obj));
             }
+            if finalizers.is_empty() {
+                // A Pod no kubelet runs has nothing to wait for: it goes at once.
+                if let Some(gone) = store.remove(&key, &ns, &name) {
+                    obj["metadata"]["resourceVersion"] = gone["metadata"]["resourceVersion"].clone();
+                }
+                return Ok(self.present(&obj));
+            }
             let stored = store.put(&key, obj);
-            if foreground {
-                controllers::schedule_foreground_removal(self.st, self.rt, &ns, &name);
+            if let Some(f) = gc_finalizer {
+                controllers::schedule_finalizer_removal(self.st, self.rt, &ns, &name, f);
             }
             return Ok(self.present(&stored));
         }
@@ -772,14 +888,14 @@ pub fn parse_yaml_body(ctx: &Ctx) -> Result<Value, ApiError> {
 }
 
 /// Applies a merge, JSON or strategic-merge patch body to `current`.
-pub fn apply_patch(ctx: &Ctx, kind: &str, current: &Value) -> Result<Value, ApiError> {
+pub fn apply_patch(ctx: &Ctx, current: &Value) -> Result<Value, ApiError> {
     let patch: Value = serde_json::from_slice(&ctx.body)
         .map_err(|e| status::bad_request(&format!("error decoding patch: {}", go_json_error(&e))))?;
     match ctx.content_type() {
         "application/merge-patch+json" => Ok(semantics::merge_patch(current, &patch)),
         "application/json-patch+json" => semantics::json_patch(current, &patch),
-        "application/strategic-merge-patch+json" => semantics::strategic_merge_patch(kind, current, &patch),
-        other => Err(status::unsupported_media_type(other)),
+        "application/strategic-merge-patch+json" => semantics::strategic_merge_patch(current, &patch),
+        _ => Err(status::unsupported_media_type()),
     }
 }
 
@@ -854,20 +970,4 @@ impl ContinueToken {
             _ => (url_namespace.to_string(), self.start.clone()),
         }
     }
-}
-
-/// Picks a free cluster IP in 10.96.0.0/16 (10.96.0.1 is the `kubernetes` Service's).
-fn allocate_cluster_ip(store: &Store) -> String {
-    let used: std::collections::HashSet<String> = store
-        .list(&resources::SERVICES.key(), None)
-        .filter_map(|s| s["spec"]["clusterIP"].as_str().map(str::to_string))
-        .collect();
-    let seed = uuid::Uuid::new_v4().as_u128();
-    (0..65_534u32)
-        .map(|i| {
-            let n = ((seed as u32).wrapping_add(i) % 65_533) + 2;
-            format!("10.96.{}.{}", n / 256, n % 256)
-        })
-        .find(|ip| !used.contains(ip) && !ip.ends_with(".0") && !ip.ends_with(".255"))
-        .unwrap_or_else(|| "10.96.255.254".into())
 }

@@ -7,41 +7,11 @@ use serde_json::{Map, Value, json};
 
 use crate::resources::{self, ResourceType};
 
-/// Top-level fields a kind's schema has besides apiVersion/kind/metadata.
-pub fn known_fields(kind: &str) -> &'static [&'static str] {
-    match kind {
-        "ConfigMap" => &["data", "binaryData", "immutable"],
-        "Secret" => &["data", "stringData", "type", "immutable"],
-        "ServiceAccount" => &["secrets", "imagePullSecrets", "automountServiceAccountToken"],
-        "Role" => &["rules"],
-        "ClusterRole" => &["rules", "aggregationRule"],
-        "RoleBinding" | "ClusterRoleBinding" => &["subjects", "roleRef"],
-        "Lease" | "NetworkPolicy" => &["spec"],
-        _ => &["spec", "status"],
-    }
-}
-
-/// Kinds whose `metadata.generation` tracks spec changes.
-pub fn has_generation(kind: &str) -> bool {
-    matches!(kind, "Deployment" | "NetworkPolicy")
-}
-
-/// Kinds with a status subresource: writes to the main resource keep the stored status.
-pub fn has_status(kind: &str) -> bool {
-    matches!(
-        kind,
-        "Deployment" | "HorizontalPodAutoscaler" | "Service" | "Namespace"
-    )
-}
-
 /// Go package name of the internal type, for conversion error messages.
 pub fn internal_package(group: &str) -> &str {
     match group {
         "" => "core",
-        "networking.k8s.io" => "networking",
-        "rbac.authorization.k8s.io" => "rbac",
-        "coordination.k8s.io" => "coordination",
-        other => other,
+        other => other.split('.').next().unwrap_or(other),
     }
 }
 
@@ -58,6 +28,22 @@ pub fn prepare_create(rt: &ResourceType, obj: &mut Value) {
         }
         "Secret" => fold_string_data(obj),
         "Deployment" => obj["status"] = json!({}),
+        "DaemonSet" => {
+            // The template generation (an annotation in apps/v1) starts at 1.
+            let meta = obj["metadata"].as_object_mut().expect("metadata is an object");
+            let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+            if !annotations.is_object() {
+                *annotations = json!({});
+            }
+            let key = "deprecated.daemonset.template.generation";
+            if annotations[key]
+                .as_str()
+                .and_then(|g| g.parse::<i64>().ok())
+                .is_none_or(|g| g < 1)
+            {
+                annotations[key] = json!("1");
+            }
+        }
         "HorizontalPodAutoscaler" => obj["status"] = json!({"desiredReplicas": 0, "currentMetrics": null}),
         "Service" => {
             if let Some(ip) = obj["spec"]["clusterIP"].as_str().filter(|ip| !ip.is_empty())
@@ -71,24 +57,9 @@ pub fn prepare_create(rt: &ResourceType, obj: &mut Value) {
     }
 }
 
-/// Whether a Service still needs a cluster IP allocated.
-pub fn needs_cluster_ip(obj: &Value) -> bool {
-    let spec = &obj["spec"];
-    let kind_ok = matches!(
-        spec["type"].as_str(),
-        None | Some("ClusterIP" | "NodePort" | "LoadBalancer")
-    );
-    kind_ok && spec["clusterIP"].as_str().is_none_or(str::is_empty)
-}
-
-pub fn set_cluster_ip(obj: &mut Value, ip: &str) {
-    obj["spec"]["clusterIP"] = json!(ip);
-    obj["spec"]["clusterIPs"] = json!([ip]);
-}
-
 /// Shapes the new version of an object from the stored one before validation.
 pub fn prepare_update(rt: &ResourceType, old: &Value, new: &mut Value) {
-    if has_status(rt.kind) {
+    if rt.status {
         match old.get("status") {
             Some(s) => new["status"] = s.clone(),
             None => {
@@ -109,6 +80,9 @@ pub fn prepare_update(rt: &ResourceType, old: &Value, new: &mut Value) {
         "Service" => {
             // A PUT that leaves out the cluster IP keeps the allocated one.
             let spec = &mut new["spec"];
+            if spec["type"] == "ExternalName" {
+                return;
+            }
             if spec["clusterIP"].as_str().is_none_or(str::is_empty) {
                 spec["clusterIP"] = old["spec"]["clusterIP"].clone();
             }
@@ -232,14 +206,42 @@ pub fn from_version(rt: &ResourceType, version: &str, obj: &Value) -> Value {
     out
 }
 
-/// The label selector of a Deployment as the Scale subresource prints it (`k=v,k2=v2`).
-pub fn selector_string(deployment: &Value) -> String {
-    let mut parts: Vec<String> = deployment["spec"]["selector"]["matchLabels"]
+/// The label selector of a scalable object as the Scale subresource prints it
+/// (`k=v,k2 in (a,b)`, terms sorted by key): a `LabelSelector`, or a ReplicationController's
+/// plain map.
+pub fn selector_string(obj: &Value) -> String {
+    let selector = &obj["spec"]["selector"];
+    let is_label_selector =
+        selector.get("matchLabels").is_some() || selector.get("matchExpressions").is_some();
+    let labels = if is_label_selector {
+        &selector["matchLabels"]
+    } else {
+        selector
+    };
+    let mut parts: Vec<(String, String)> = labels
         .as_object()
         .into_iter()
         .flatten()
-        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+        .map(|(k, v)| (k.clone(), format!("{k}={}", v.as_str().unwrap_or(""))))
         .collect();
+    for e in selector["matchExpressions"].as_array().into_iter().flatten() {
+        let key = e["key"].as_str().unwrap_or("").to_string();
+        let values: Vec<&str> = e["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut sorted = values.clone();
+        sorted.sort();
+        let term = match e["operator"].as_str() {
+            Some("In") => format!("{key} in ({})", sorted.join(",")),
+            Some("NotIn") => format!("{key} notin ({})", sorted.join(",")),
+            Some("Exists") => key.clone(),
+            _ => format!("!{key}"),
+        };
+        parts.push((key, term));
+    }
     parts.sort();
-    parts.join(",")
+    parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
 }

@@ -10,20 +10,28 @@
 //! The binary `kube-test-server` does the same from the command line (see `main.rs`).
 //!
 //! Request path: [`api`] (authentication, RBAC, routing) -> [`handlers`] / [`subresources`] /
-//! [`reviews`] / [`watch`] over [`store`]; [`controllers`] and [`rollout`] play the
-//! controller-manager;
+//! [`reviews`] / [`watch`] over [`store`]. A write goes through [`defaults`] (driven by the
+//! recorded OpenAPI in [`schema`]), [`strategy`], [`admission`], [`validation`], [`policies`]
+//! (ValidatingAdmissionPolicy over [`cel`]) and [`allocation`] like the real registry;
+//! [`builtin`] holds the objects a fresh apiserver creates; [`controllers`] and [`rollout`]
+//! play the controller-manager;
 //! [`testing`] serves the `/_test/...` hooks (request counters, injected faults, users,
 //! Deployment rollout mode). `tests/conformance.rs` replays the recorded transcripts.
 
 pub mod defaults;
 pub mod patch;
 pub mod rbac;
+pub mod schema;
 pub mod selectors;
 pub mod ssa;
 pub mod validation;
 
+pub mod admission;
+pub mod allocation;
 pub mod api;
 pub mod auth;
+pub mod builtin;
+pub mod cel;
 pub mod client;
 pub mod controllers;
 pub mod discovery;
@@ -33,6 +41,7 @@ pub mod kinds;
 pub mod kubeconfig;
 pub mod meta;
 pub mod openapi;
+pub mod policies;
 pub mod protobuf;
 pub mod request;
 pub mod resources;
@@ -43,6 +52,7 @@ pub mod server;
 pub mod state;
 pub mod status;
 pub mod store;
+pub mod strategy;
 pub mod subresources;
 pub mod table;
 pub mod telemetry;

@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::schema;
+
 /// Why a patch could not be applied. The server answers [`PatchError::status_code`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PatchError {
@@ -221,48 +223,23 @@ enum ListStrategy {
     MergeScalars,
 }
 
-/// The patch strategy of the list at `path` (field names from the root) of `kind`.
-fn list_strategy(kind: &str, path: &[String]) -> ListStrategy {
-    let names: Vec<&str> = path.iter().map(String::as_str).collect();
-    match names.as_slice() {
-        ["metadata", "finalizers"] => ListStrategy::MergeScalars,
-        ["metadata", "ownerReferences"] => ListStrategy::MergeKey("uid"),
-        ["spec", "ports"] if kind == "Service" => ListStrategy::MergeKey("port"),
-        ["secrets"] if kind == "ServiceAccount" => ListStrategy::MergeKey("name"),
-        [
-            ..,
-            "containers" | "initContainers" | "ephemeralContainers",
-            "ports",
-        ] => ListStrategy::MergeKey("containerPort"),
-        [.., "containers" | "initContainers" | "ephemeralContainers", "env"] => {
-            ListStrategy::MergeKey("name")
-        }
-        [
-            ..,
-            "containers" | "initContainers" | "ephemeralContainers",
-            "volumeMounts",
-        ] => ListStrategy::MergeKey("mountPath"),
-        [
-            ..,
-            "containers" | "initContainers" | "ephemeralContainers",
-            "volumeDevices",
-        ] => ListStrategy::MergeKey("devicePath"),
-        [
-            ..,
-            "spec",
-            "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "imagePullSecrets",
-        ] => ListStrategy::MergeKey("name"),
-        [.., "spec", "hostAliases"] => ListStrategy::MergeKey("ip"),
-        [.., "spec", "topologySpreadConstraints"] => ListStrategy::MergeKey("topologyKey"),
-        ["status", "conditions"] => ListStrategy::MergeKey("type"),
-        _ => ListStrategy::Replace,
+/// The patch strategy of the list at `path` (field names from the root), from the schema of
+/// the patched object's kind.
+fn list_strategy(root: Option<schema::Type>, path: &[String]) -> ListStrategy {
+    let Some(t) = root.and_then(|r| r.at(path)) else {
+        return ListStrategy::Replace;
+    };
+    match t.merge_key() {
+        Some(key) => ListStrategy::MergeKey(key),
+        None if t.merges_scalars() => ListStrategy::MergeScalars,
+        None => ListStrategy::Replace,
     }
 }
 
 /// A strategic merge patch for a built-in `kind`: like a merge patch, but lists with a merge
 /// key merge item by item (`$patch: delete|replace`, `$retainKeys`,
 /// `$deleteFromPrimitiveList/<field>` honoured; `$setElementOrder/<field>` ignored).
-pub fn strategic_merge_patch(target: &Value, patch: &Value, kind: &str) -> Result<Value, PatchError> {
+pub fn strategic_merge_patch(target: &Value, patch: &Value) -> Result<Value, PatchError> {
     if !patch.is_object() {
         return Err(PatchError::Malformed(
             "json: cannot unmarshal array into Go value of type map[string]interface {}".into(),
@@ -272,7 +249,7 @@ pub fn strategic_merge_patch(target: &Value, patch: &Value, kind: &str) -> Resul
     Ok(merge_map(
         target.as_object(),
         patch.as_object().expect("checked"),
-        kind,
+        schema::of_object(target),
         &mut path,
     )?
     .map_or(Value::Object(Map::new()), Value::Object))
@@ -282,7 +259,7 @@ pub fn strategic_merge_patch(target: &Value, patch: &Value, kind: &str) -> Resul
 fn merge_map(
     original: Option<&Map<String, Value>>,
     patch: &Map<String, Value>,
-    kind: &str,
+    root: Option<schema::Type>,
     path: &mut Vec<String>,
 ) -> Result<Option<Map<String, Value>>, PatchError> {
     let mut patch = patch.clone();
@@ -312,7 +289,7 @@ fn merge_map(
             Value::Null => {
                 result.remove(&key);
             }
-            Value::Object(p) => match merge_map(result.get(&key).and_then(Value::as_object), &p, kind, path)?
+            Value::Object(p) => match merge_map(result.get(&key).and_then(Value::as_object), &p, root, path)?
             {
                 Some(m) => {
                     result.insert(key.clone(), Value::Object(m));
@@ -322,7 +299,7 @@ fn merge_map(
                 }
             },
             Value::Array(p) => {
-                let merged = merge_list(result.get(&key).and_then(Value::as_array), &p, kind, path)?;
+                let merged = merge_list(result.get(&key).and_then(Value::as_array), &p, root, path)?;
                 result.insert(key.clone(), Value::Array(merged));
             }
             scalar => {
@@ -340,7 +317,7 @@ fn merge_map(
 fn merge_list(
     original: Option<&Vec<Value>>,
     patch: &[Value],
-    kind: &str,
+    root: Option<schema::Type>,
     path: &mut Vec<String>,
 ) -> Result<Vec<Value>, PatchError> {
     let original = original.cloned().unwrap_or_default();
@@ -354,7 +331,7 @@ fn merge_list(
             .cloned()
             .collect());
     }
-    match list_strategy(kind, path) {
+    match list_strategy(root, path) {
         ListStrategy::Replace => Ok(patch.to_vec()),
         ListStrategy::MergeScalars => {
             let server_only: Vec<Value> = original.iter().filter(|o| !patch.contains(o)).cloned().collect();
@@ -381,7 +358,7 @@ fn merge_list(
                     continue;
                 }
                 let existing = original.iter().find(|o| same(o, p)).and_then(Value::as_object);
-                if let Some(m) = merge_map(existing, item, kind, path)? {
+                if let Some(m) = merge_map(existing, item, root, path)? {
                     patch_items.push(Value::Object(m));
                 }
             }
@@ -458,8 +435,7 @@ mod tests {
         let failed = json_patch(&patched, &step("03-configmap.json", 10)["body"]).unwrap_err();
         assert_eq!(failed.status_code(), 422);
         assert_eq!(failed.status(), step("03-configmap.json", 10)["response"]["body"]);
-        let strategic =
-            strategic_merge_patch(&patched, &step("03-configmap.json", 11)["body"], "ConfigMap").unwrap();
+        let strategic = strategic_merge_patch(&patched, &step("03-configmap.json", 11)["body"]).unwrap();
         same_content(&strategic, &step("03-configmap.json", 11)["response"]["body"]);
     }
 
@@ -469,8 +445,7 @@ mod tests {
         let mut merged = merge_patch(&created, &step("07-service.json", 3)["body"]);
         crate::defaults::apply_defaults("Service", &mut merged);
         same_content(&merged, &step("07-service.json", 3)["response"]["body"]);
-        let mut strategic =
-            strategic_merge_patch(&merged, &step("07-service.json", 4)["body"], "Service").unwrap();
+        let mut strategic = strategic_merge_patch(&merged, &step("07-service.json", 4)["body"]).unwrap();
         crate::defaults::apply_defaults("Service", &mut strategic);
         same_content(&strategic, &step("07-service.json", 4)["response"]["body"]);
     }
@@ -478,15 +453,14 @@ mod tests {
     #[test]
     fn secret_string_data_patch() {
         let created = step("06-secret.json", 1)["response"]["body"].clone();
-        let mut patched =
-            strategic_merge_patch(&created, &step("06-secret.json", 3)["body"], "Secret").unwrap();
+        let mut patched = strategic_merge_patch(&created, &step("06-secret.json", 3)["body"]).unwrap();
         crate::defaults::apply_defaults("Secret", &mut patched);
         same_content(&patched, &step("06-secret.json", 3)["response"]["body"]);
     }
 
     #[test]
     fn strategic_directives() {
-        let pod = json!({"metadata": {"finalizers": ["a", "b"]}, "spec": {"containers": [
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"finalizers": ["a", "b"]}, "spec": {"containers": [
             {"name": "web", "image": "nginx", "env": [{"name": "A", "value": "1"}], "args": ["x"]},
             {"name": "side", "image": "busybox"}
         ], "tolerations": [{"key": "k"}]}});
@@ -501,7 +475,7 @@ mod tests {
                 "tolerations": [{"key": "other"}]
             }
         });
-        let out = strategic_merge_patch(&pod, &patch, "Pod").unwrap();
+        let out = strategic_merge_patch(&pod, &patch).unwrap();
         assert_eq!(out["metadata"]["finalizers"], json!(["c", "b"]));
         assert_eq!(
             out["spec"]["containers"],
@@ -510,20 +484,16 @@ mod tests {
             ])
         );
         assert_eq!(out["spec"]["tolerations"], json!([{"key": "other"}]));
-        let replaced =
-            strategic_merge_patch(&pod, &json!({"spec": {"$patch": "replace", "x": 1}}), "Pod").unwrap();
+        let replaced = strategic_merge_patch(&pod, &json!({"spec": {"$patch": "replace", "x": 1}})).unwrap();
         assert_eq!(replaced["spec"], json!({"x": 1}));
         let retained = strategic_merge_patch(
             &json!({"s": {"a": 1, "b": 2}}),
             &json!({"s": {"$retainKeys": ["a", "c"], "c": 3}}),
-            "X",
         )
         .unwrap();
         assert_eq!(retained["s"], json!({"a": 1, "c": 3}));
         assert_eq!(
-            strategic_merge_patch(&pod, &json!([]), "Pod")
-                .unwrap_err()
-                .status_code(),
+            strategic_merge_patch(&pod, &json!([])).unwrap_err().status_code(),
             400
         );
     }

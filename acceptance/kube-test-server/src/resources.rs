@@ -1,4 +1,6 @@
-//! The resource types this server stores, and how each answers a DELETE.
+//! The resource types this server stores, with what their registries do differently: how a
+//! DELETE answers and proceeds, whether `metadata.generation` is kept, which subresources
+//! exist. The flags follow the recorded v1.36 apiserver (transcripts 18-22) and its discovery.
 
 /// What a successful DELETE of an object returns (apiserver registries differ).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -7,6 +9,32 @@ pub enum DeleteAnswer {
     Status,
     /// The deleted object itself.
     Object,
+}
+
+/// How a DELETE without a propagation policy proceeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deletion {
+    /// The object goes at once (unless finalizers hold it).
+    Immediate,
+    /// The registry's default policy orphans dependents (ReplicationControllers, Jobs): the
+    /// object gets the `orphan` finalizer, which the garbage collector removes shortly after.
+    Orphan,
+    /// Graceful deletion of a Pod that no kubelet runs: stamped with a zero grace period and
+    /// removed at once.
+    Graceful,
+}
+
+/// How `metadata.generation` is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    /// Not at all.
+    None,
+    /// 1 on create, bumped by any change outside metadata and status.
+    Tracked,
+    /// 1 on create and never bumped (PriorityClass).
+    Fixed,
+    /// Not set on create, bumped from 0 by each change of `spec` (CSIDriver).
+    SpecOnly,
 }
 
 /// One stored resource type.
@@ -19,6 +47,15 @@ pub struct ResourceType {
     pub kind: &'static str,
     pub namespaced: bool,
     pub delete_answer: DeleteAnswer,
+    pub deletion: Deletion,
+    pub generation: Generation,
+    /// There is a `status` subresource: writes to the main resource keep the stored status.
+    pub status: bool,
+    /// There is a `scale` subresource (`spec.replicas` as an autoscaling/v1 Scale).
+    pub scale: bool,
+    /// Writes are recorded in `metadata.managedFields` (CertificateSigningRequests never
+    /// show any on the recorded apiserver).
+    pub managed_fields: bool,
 }
 
 impl ResourceType {
@@ -50,7 +87,39 @@ impl ResourceType {
             name,
         }
     }
+
+    const fn with(mut self, flag: Flag) -> Self {
+        match flag {
+            Flag::Tracked => self.generation = Generation::Tracked,
+            Flag::FixedGeneration => self.generation = Generation::Fixed,
+            Flag::SpecGeneration => self.generation = Generation::SpecOnly,
+            Flag::Status => self.status = true,
+            Flag::Scale => self.scale = true,
+            Flag::ReturnsObject => self.delete_answer = DeleteAnswer::Object,
+            Flag::Orphans => self.deletion = Deletion::Orphan,
+            Flag::Graceful => self.deletion = Deletion::Graceful,
+            Flag::Unmanaged => self.managed_fields = false,
+        }
+        self
+    }
 }
+
+#[derive(Clone, Copy)]
+enum Flag {
+    Tracked,
+    FixedGeneration,
+    SpecGeneration,
+    Status,
+    Scale,
+    ReturnsObject,
+    Orphans,
+    Graceful,
+    Unmanaged,
+}
+
+use Flag::{
+    FixedGeneration, Graceful, Orphans, ReturnsObject, Scale, SpecGeneration, Status, Tracked, Unmanaged,
+};
 
 const fn rt(
     group: &'static str,
@@ -58,75 +127,230 @@ const fn rt(
     resource: &'static str,
     kind: &'static str,
     namespaced: bool,
-    delete_answer: DeleteAnswer,
+    flags: &[Flag],
 ) -> ResourceType {
-    ResourceType {
+    let mut t = ResourceType {
         group,
         versions,
         resource,
         kind,
         namespaced,
-        delete_answer,
+        delete_answer: DeleteAnswer::Status,
+        deletion: Deletion::Immediate,
+        generation: Generation::None,
+        status: false,
+        scale: false,
+        managed_fields: true,
+    };
+    let mut i = 0;
+    while i < flags.len() {
+        t = t.with(flags[i]);
+        i += 1;
     }
+    t
 }
 
-use DeleteAnswer::{Object, Status};
+const V1: &[&str] = &["v1"];
+const APPS: &str = "apps";
+const BATCH: &str = "batch";
+const RBAC: &str = "rbac.authorization.k8s.io";
+const NETWORKING: &str = "networking.k8s.io";
+const STORAGE: &str = "storage.k8s.io";
+const ADMISSION: &str = "admissionregistration.k8s.io";
 
-pub const NAMESPACES: ResourceType = rt("", &["v1"], "namespaces", "Namespace", false, Object);
-pub const CONFIGMAPS: ResourceType = rt("", &["v1"], "configmaps", "ConfigMap", true, Status);
-pub const SECRETS: ResourceType = rt("", &["v1"], "secrets", "Secret", true, Status);
-pub const SERVICES: ResourceType = rt("", &["v1"], "services", "Service", true, Object);
-pub const SERVICEACCOUNTS: ResourceType = rt("", &["v1"], "serviceaccounts", "ServiceAccount", true, Object);
-pub const DEPLOYMENTS: ResourceType = rt("apps", &["v1"], "deployments", "Deployment", true, Status);
+pub const NAMESPACES: ResourceType = rt("", V1, "namespaces", "Namespace", false, &[ReturnsObject, Status]);
+pub const CONFIGMAPS: ResourceType = rt("", V1, "configmaps", "ConfigMap", true, &[]);
+pub const SECRETS: ResourceType = rt("", V1, "secrets", "Secret", true, &[]);
+pub const SERVICES: ResourceType = rt("", V1, "services", "Service", true, &[ReturnsObject, Status]);
+pub const SERVICEACCOUNTS: ResourceType = rt(
+    "",
+    V1,
+    "serviceaccounts",
+    "ServiceAccount",
+    true,
+    &[ReturnsObject],
+);
+pub const PODS: ResourceType = rt(
+    "",
+    V1,
+    "pods",
+    "Pod",
+    true,
+    &[ReturnsObject, Graceful, Tracked, Status],
+);
+pub const REPLICATIONCONTROLLERS: ResourceType = rt(
+    "",
+    V1,
+    "replicationcontrollers",
+    "ReplicationController",
+    true,
+    &[Orphans, Tracked, Status, Scale],
+);
+pub const PERSISTENTVOLUMES: ResourceType = rt(
+    "",
+    V1,
+    "persistentvolumes",
+    "PersistentVolume",
+    false,
+    &[ReturnsObject, Status],
+);
+pub const PERSISTENTVOLUMECLAIMS: ResourceType = rt(
+    "",
+    V1,
+    "persistentvolumeclaims",
+    "PersistentVolumeClaim",
+    true,
+    &[ReturnsObject, Status],
+);
+pub const ENDPOINTS: ResourceType = rt("", V1, "endpoints", "Endpoints", true, &[]);
+pub const LIMITRANGES: ResourceType = rt("", V1, "limitranges", "LimitRange", true, &[]);
+pub const RESOURCEQUOTAS: ResourceType = rt(
+    "",
+    V1,
+    "resourcequotas",
+    "ResourceQuota",
+    true,
+    &[ReturnsObject, Status],
+);
+pub const DEPLOYMENTS: ResourceType = rt(
+    APPS,
+    V1,
+    "deployments",
+    "Deployment",
+    true,
+    &[Tracked, Status, Scale],
+);
+pub const STATEFULSETS: ResourceType = rt(
+    APPS,
+    V1,
+    "statefulsets",
+    "StatefulSet",
+    true,
+    &[Tracked, Status, Scale],
+);
+pub const DAEMONSETS: ResourceType = rt(APPS, V1, "daemonsets", "DaemonSet", true, &[Tracked, Status]);
+pub const JOBS: ResourceType = rt(BATCH, V1, "jobs", "Job", true, &[Orphans, Tracked, Status]);
+pub const CRONJOBS: ResourceType = rt(BATCH, V1, "cronjobs", "CronJob", true, &[Tracked, Status]);
 pub const HPAS: ResourceType = rt(
     "autoscaling",
     &["v2", "v1"],
     "horizontalpodautoscalers",
     "HorizontalPodAutoscaler",
     true,
-    Status,
+    &[Status],
 );
 pub const NETWORKPOLICIES: ResourceType = rt(
-    "networking.k8s.io",
-    &["v1"],
+    NETWORKING,
+    V1,
     "networkpolicies",
     "NetworkPolicy",
     true,
-    Status,
+    &[Tracked],
 );
-pub const ROLES: ResourceType = rt(
-    "rbac.authorization.k8s.io",
-    &["v1"],
-    "roles",
-    "Role",
-    true,
-    Status,
-);
-pub const ROLEBINDINGS: ResourceType = rt(
-    "rbac.authorization.k8s.io",
-    &["v1"],
-    "rolebindings",
-    "RoleBinding",
-    true,
-    Status,
-);
-pub const CLUSTERROLES: ResourceType = rt(
-    "rbac.authorization.k8s.io",
-    &["v1"],
-    "clusterroles",
-    "ClusterRole",
+pub const INGRESSES: ResourceType = rt(NETWORKING, V1, "ingresses", "Ingress", true, &[Tracked, Status]);
+pub const INGRESSCLASSES: ResourceType = rt(
+    NETWORKING,
+    V1,
+    "ingressclasses",
+    "IngressClass",
     false,
-    Status,
+    &[Tracked],
 );
-pub const CLUSTERROLEBINDINGS: ResourceType = rt(
-    "rbac.authorization.k8s.io",
-    &["v1"],
-    "clusterrolebindings",
-    "ClusterRoleBinding",
+pub const ENDPOINTSLICES: ResourceType = rt(
+    "discovery.k8s.io",
+    V1,
+    "endpointslices",
+    "EndpointSlice",
+    true,
+    &[Tracked],
+);
+pub const ROLES: ResourceType = rt(RBAC, V1, "roles", "Role", true, &[]);
+pub const ROLEBINDINGS: ResourceType = rt(RBAC, V1, "rolebindings", "RoleBinding", true, &[]);
+pub const CLUSTERROLES: ResourceType = rt(RBAC, V1, "clusterroles", "ClusterRole", false, &[]);
+pub const CLUSTERROLEBINDINGS: ResourceType =
+    rt(RBAC, V1, "clusterrolebindings", "ClusterRoleBinding", false, &[]);
+pub const LEASES: ResourceType = rt("coordination.k8s.io", V1, "leases", "Lease", true, &[]);
+pub const STORAGECLASSES: ResourceType = rt(
+    STORAGE,
+    V1,
+    "storageclasses",
+    "StorageClass",
     false,
-    Status,
+    &[ReturnsObject],
 );
-pub const LEASES: ResourceType = rt("coordination.k8s.io", &["v1"], "leases", "Lease", true, Status);
+pub const CSIDRIVERS: ResourceType = rt(
+    STORAGE,
+    V1,
+    "csidrivers",
+    "CSIDriver",
+    false,
+    &[ReturnsObject, SpecGeneration],
+);
+pub const PODDISRUPTIONBUDGETS: ResourceType = rt(
+    "policy",
+    V1,
+    "poddisruptionbudgets",
+    "PodDisruptionBudget",
+    true,
+    &[Tracked, Status],
+);
+pub const PRIORITYCLASSES: ResourceType = rt(
+    "scheduling.k8s.io",
+    V1,
+    "priorityclasses",
+    "PriorityClass",
+    false,
+    &[FixedGeneration],
+);
+pub const RUNTIMECLASSES: ResourceType = rt("node.k8s.io", V1, "runtimeclasses", "RuntimeClass", false, &[]);
+pub const MUTATINGWEBHOOKS: ResourceType = rt(
+    ADMISSION,
+    V1,
+    "mutatingwebhookconfigurations",
+    "MutatingWebhookConfiguration",
+    false,
+    &[Tracked],
+);
+pub const VALIDATINGWEBHOOKS: ResourceType = rt(
+    ADMISSION,
+    V1,
+    "validatingwebhookconfigurations",
+    "ValidatingWebhookConfiguration",
+    false,
+    &[Tracked],
+);
+pub const VALIDATINGPOLICIES: ResourceType = rt(
+    ADMISSION,
+    V1,
+    "validatingadmissionpolicies",
+    "ValidatingAdmissionPolicy",
+    false,
+    &[Tracked, Status],
+);
+pub const VALIDATINGPOLICYBINDINGS: ResourceType = rt(
+    ADMISSION,
+    V1,
+    "validatingadmissionpolicybindings",
+    "ValidatingAdmissionPolicyBinding",
+    false,
+    &[Tracked],
+);
+pub const APISERVICES: ResourceType = rt(
+    "apiregistration.k8s.io",
+    V1,
+    "apiservices",
+    "APIService",
+    false,
+    &[Status],
+);
+pub const CSRS: ResourceType = rt(
+    "certificates.k8s.io",
+    V1,
+    "certificatesigningrequests",
+    "CertificateSigningRequest",
+    false,
+    &[Status, Unmanaged],
+);
 
 /// Every stored type.
 pub const ALL: &[ResourceType] = &[
@@ -135,14 +359,39 @@ pub const ALL: &[ResourceType] = &[
     SECRETS,
     SERVICES,
     SERVICEACCOUNTS,
+    PODS,
+    REPLICATIONCONTROLLERS,
+    PERSISTENTVOLUMES,
+    PERSISTENTVOLUMECLAIMS,
+    ENDPOINTS,
+    LIMITRANGES,
+    RESOURCEQUOTAS,
     DEPLOYMENTS,
+    STATEFULSETS,
+    DAEMONSETS,
+    JOBS,
+    CRONJOBS,
     HPAS,
     NETWORKPOLICIES,
+    INGRESSES,
+    INGRESSCLASSES,
+    ENDPOINTSLICES,
     ROLES,
     ROLEBINDINGS,
     CLUSTERROLES,
     CLUSTERROLEBINDINGS,
     LEASES,
+    STORAGECLASSES,
+    CSIDRIVERS,
+    PODDISRUPTIONBUDGETS,
+    PRIORITYCLASSES,
+    RUNTIMECLASSES,
+    MUTATINGWEBHOOKS,
+    VALIDATINGWEBHOOKS,
+    VALIDATINGPOLICIES,
+    VALIDATINGPOLICYBINDINGS,
+    APISERVICES,
+    CSRS,
 ];
 
 /// The stored type served at `group/version/resource`.
@@ -150,4 +399,47 @@ pub fn find(group: &str, version: &str, resource: &str) -> Option<ResourceType> 
     ALL.iter()
         .find(|r| r.group == group && r.resource == resource && r.versions.contains(&version))
         .copied()
+}
+
+/// The stored type of `kind`.
+pub fn of_kind(kind: &str) -> Option<ResourceType> {
+    ALL.iter().find(|r| r.kind == kind).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every stored type is in discovery with the same scope and its subresources.
+    #[test]
+    fn stored_types_match_discovery() {
+        for rt in ALL {
+            for version in rt.versions {
+                let doc = crate::discovery::group_version(rt.group, version).unwrap();
+                let listed = |name: &str| {
+                    doc["resources"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|r| r["name"] == name)
+                        .cloned()
+                };
+                let main = listed(rt.resource).unwrap_or_else(|| panic!("{} not in discovery", rt.resource));
+                assert_eq!(main["kind"], rt.kind);
+                assert_eq!(main["namespaced"], rt.namespaced, "{}", rt.resource);
+                assert_eq!(
+                    listed(&format!("{}/status", rt.resource)).is_some(),
+                    rt.status,
+                    "{}",
+                    rt.resource
+                );
+                assert_eq!(
+                    listed(&format!("{}/scale", rt.resource)).is_some(),
+                    rt.scale,
+                    "{}",
+                    rt.resource
+                );
+            }
+        }
+    }
 }

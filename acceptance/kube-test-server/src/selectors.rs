@@ -521,9 +521,15 @@ fn extra_fields(kind: &str) -> Option<&'static [&'static str]> {
             "spec.restartPolicy",
             "spec.schedulerName",
             "spec.serviceAccountName",
+            "spec.hostNetwork",
             "status.phase",
             "status.podIP",
+            "status.podIPs",
+            "status.nominatedNodeName",
         ],
+        "ReplicationController" => &["status.replicas"],
+        "Job" => &["status.successful"],
+        "CertificateSigningRequest" => &["spec.signerName"],
         "Event" => &[
             "involvedObject.kind",
             "involvedObject.namespace",
@@ -545,6 +551,7 @@ fn check_selectable(kind: &str, field: &str) -> Result<(), String> {
     match extra_fields(kind) {
         // Kinds with their own conversion func answer with its terse message.
         Some(extra) if META_FIELDS.contains(&field) || extra.contains(&field) => Ok(()),
+        Some(_) if kind == "Job" => Err(format!("field label {field:?} not supported for Job")),
         Some(_) => Err(format!("field label not supported: {field}")),
         None if META_FIELDS.contains(&field) => Ok(()),
         None => Err(format!(

@@ -87,9 +87,9 @@ pub fn merge_patch(target: &Value, patch: &Value) -> Value {
     patch::merge_patch(target, patch)
 }
 
-/// Strategic merge patch for `kind`.
-pub fn strategic_merge_patch(kind: &str, target: &Value, patch: &Value) -> Result<Value, ApiError> {
-    patch::strategic_merge_patch(target, patch, kind).map_err(patch_error)
+/// Strategic merge patch, with the merge keys of the target's kind.
+pub fn strategic_merge_patch(target: &Value, patch: &Value) -> Result<Value, ApiError> {
+    patch::strategic_merge_patch(target, patch).map_err(patch_error)
 }
 
 /// RFC 6902 JSON patch; a failed `test` is the generic 422.

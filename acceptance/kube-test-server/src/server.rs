@@ -271,7 +271,7 @@ async fn serve(
     }
 }
 
-/// The namespaces and RBAC objects a fresh cluster has.
+/// The namespaces, RBAC, PriorityClasses and APIServices a fresh cluster has.
 fn bootstrap(st: &Shared) {
     let time = meta::now();
     let mut store = st.store();
@@ -283,6 +283,10 @@ fn bootstrap(st: &Shared) {
         meta::canonicalize(&mut obj);
         store.put(&resources::NAMESPACES.key(), obj);
         controllers::populate_namespace(&mut store, &st.ca.cert_pem, ns, &time);
+    }
+    for (rt, mut obj) in crate::builtin::objects(&time) {
+        stamp(&mut obj, &time);
+        store.put(&rt.key(), obj);
     }
     for mut obj in rbac::bootstrap_policy() {
         let rt = if obj["kind"] == "ClusterRoleBinding" {

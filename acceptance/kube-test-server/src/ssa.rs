@@ -79,74 +79,58 @@ enum Element {
 type Path = Vec<Element>;
 type FieldSet = BTreeSet<Path>;
 
-/// How a list is merged and tracked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ListType {
-    Atomic,
-    Map(&'static [&'static str]),
-    Set,
-}
+use crate::schema::{self, ListType};
 
-/// Which lists are associative and which maps atomic, for the kinds this server serves.
+/// Which lists are associative and which maps atomic, from the kind's OpenAPI schema. Kinds
+/// without one (none of the served kinds) get atomic lists and granular maps, as SMD deduces.
 /// `names` are the field names from the root, list items skipped.
-struct Schema<'a> {
-    kind: &'a str,
+struct Schema {
+    root: Option<schema::Type>,
 }
 
-const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
-
-impl Schema<'_> {
-    fn list_type(&self, names: &[String]) -> ListType {
-        let n: Vec<&str> = names.iter().map(String::as_str).collect();
-        let in_container = n.len() >= 2 && CONTAINER_LISTS.contains(&n[n.len() - 2]);
-        let in_pod_spec = n.len() >= 2 && n[n.len() - 2] == "spec";
-        match (n.as_slice(), n.last().copied().unwrap_or("")) {
-            (["metadata", "finalizers"], _) => ListType::Set,
-            (["metadata", "ownerReferences"], _) => ListType::Map(&["uid"]),
-            (["spec", "ports"], _) if self.kind == "Service" => ListType::Map(&["port", "protocol"]),
-            (["status", "conditions"], _) => ListType::Map(&["type"]),
-            (_, "ports") if in_container => ListType::Map(&["containerPort", "protocol"]),
-            (_, "env") if in_container => ListType::Map(&["name"]),
-            (_, "volumeMounts") if in_container => ListType::Map(&["mountPath"]),
-            (_, "volumeDevices") if in_container => ListType::Map(&["devicePath"]),
-            (_, "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "imagePullSecrets")
-                if in_pod_spec =>
-            {
-                ListType::Map(&["name"])
-            }
-            (_, "resourceClaims" | "schedulingGates") if in_pod_spec => ListType::Map(&["name"]),
-            (_, "hostAliases") if in_pod_spec => ListType::Map(&["ip"]),
-            (_, "topologySpreadConstraints") if in_pod_spec => {
-                ListType::Map(&["topologyKey", "whenUnsatisfiable"])
-            }
-            _ => ListType::Atomic,
+impl Schema {
+    fn for_object(obj: &Value) -> Self {
+        Schema {
+            root: schema::of_object(obj),
         }
     }
 
+    fn at(&self, names: &[String]) -> Option<schema::Type> {
+        self.root?.at(names)
+    }
+
+    fn list_type(&self, names: &[String]) -> ListType {
+        self.at(names).map_or(ListType::Atomic, |t| t.list_type())
+    }
+
     fn atomic_map(&self, names: &[String]) -> bool {
-        let last = names.last().map(String::as_str).unwrap_or("");
-        matches!(
-            last,
-            "selector" | "podSelector" | "namespaceSelector" | "roleRef" | "nodeSelector" | "labelSelector"
-        )
+        self.at(names).is_some_and(|t| t.is_atomic())
+    }
+
+    /// Whether the items of the list at `names` are atomic structs (`k:` entries without
+    /// fields, replaced as a whole by an apply).
+    fn atomic_items(&self, names: &[String]) -> bool {
+        self.at(names)
+            .and_then(|t| t.items())
+            .is_some_and(|t| t.is_atomic())
     }
 
     /// The path element of a list item, or None when it lacks its key fields.
-    fn item_element(&self, list: ListType, item: &Value) -> Option<Element> {
+    fn item_element(&self, names: &[String], list: ListType, item: &Value) -> Option<Element> {
         match list {
             ListType::Set => Some(Element::Value(item.to_string())),
             ListType::Map(keys) => {
+                let item_type = self.at(names).and_then(|t| t.items());
                 let mut key = Map::new();
                 let mut sorted = keys.to_vec();
                 sorted.sort();
                 for k in sorted {
-                    let v = match item.get(k) {
-                        Some(v) => v.clone(),
-                        // Listed key with a schema default (ports' protocol).
-                        None if k == "protocol" => json!("TCP"),
-                        None => continue,
+                    // A key field with a schema default (ports' protocol) counts when omitted.
+                    let default = || item_type.and_then(|t| t.field(&k)).and_then(|t| t.default());
+                    let Some(v) = item.get(&k).or_else(default) else {
+                        continue;
                     };
-                    key.insert(k.to_string(), v);
+                    key.insert(k, v.clone());
                 }
                 (!key.is_empty()).then(|| Element::Key(Value::Object(key).to_string()))
             }
@@ -168,10 +152,15 @@ fn named(names: &[String], name: &str) -> Vec<String> {
 }
 
 /// The items of a keyed list with their path elements (items without keys are skipped).
-fn keyed_items<'v>(schema: &Schema, list: ListType, items: &'v [Value]) -> Vec<(Element, &'v Value)> {
+fn keyed_items<'v>(
+    schema: &Schema,
+    names: &[String],
+    list: ListType,
+    items: &'v [Value],
+) -> Vec<(Element, &'v Value)> {
     items
         .iter()
-        .filter_map(|i| schema.item_element(list, i).map(|e| (e, i)))
+        .filter_map(|i| schema.item_element(names, list, i).map(|e| (e, i)))
         .collect()
 }
 
@@ -188,9 +177,11 @@ fn to_set(value: &Value, path: &Path, names: &[String], schema: &Schema, out: &m
                     out.insert(p);
                 }
                 list => {
-                    for (e, item) in keyed_items(schema, list, items) {
+                    for (e, item) in keyed_items(schema, &n, list, items) {
                         let ip = child(&p, e);
-                        to_set(item, &ip, &n, schema, out);
+                        if !schema.atomic_items(&n) {
+                            to_set(item, &ip, &n, schema, out);
+                        }
                         out.insert(ip);
                     }
                 }
@@ -247,21 +238,27 @@ fn compare(
                 && new.is_none_or(|v| v.is_array() || v.is_null());
             if same_shape {
                 let (o, n) = (as_list(old), as_list(new));
-                let (o, n) = (keyed_items(schema, list, &o), keyed_items(schema, list, &n));
+                let (o, n) = (
+                    keyed_items(schema, names, list, &o),
+                    keyed_items(schema, names, list, &n),
+                );
                 let keys: BTreeSet<&Element> = o.iter().chain(n.iter()).map(|(e, _)| e).collect();
                 for e in keys {
                     let find = |items: &[(Element, &Value)]| {
                         items.iter().find(|(x, _)| x == e).map(|(_, v)| (*v).clone())
                     };
                     let (oi, ni) = (find(&o), find(&n));
-                    compare(
-                        oi.as_ref(),
-                        ni.as_ref(),
-                        &child(path, e.clone()),
-                        names,
-                        schema,
-                        diff,
-                    );
+                    let item_path = child(path, e.clone());
+                    if schema.atomic_items(names) {
+                        match (&oi, &ni) {
+                            (None, Some(_)) => diff.added.insert(item_path),
+                            (Some(_), None) => diff.removed.insert(item_path),
+                            (Some(a), Some(b)) if a != b => diff.modified.insert(item_path),
+                            _ => false,
+                        };
+                        continue;
+                    }
+                    compare(oi.as_ref(), ni.as_ref(), &item_path, names, schema, diff);
                 }
             }
             same_shape
@@ -304,12 +301,21 @@ fn merge(live: Option<&Value>, config: &Value, names: &[String], schema: &Schema
     }
 }
 
+/// One item of an associative list: atomic items are replaced, others merged.
+fn merge_item(live: Option<&Value>, config: &Value, names: &[String], schema: &Schema) -> Value {
+    if schema.atomic_items(names) {
+        config.clone()
+    } else {
+        merge(live, config, names, schema)
+    }
+}
+
 /// SMD's ordering of a merged associative list: items only in the live list keep their place,
 /// applied items (shared or new) come in the order of the configuration.
 fn merge_items(live: &[Value], config: &[Value], names: &[String], schema: &Schema) -> Vec<Value> {
     let list = schema.list_type(names);
-    let lhs = keyed_items(schema, list, live);
-    let rhs = keyed_items(schema, list, config);
+    let lhs = keyed_items(schema, names, list, live);
+    let rhs = keyed_items(schema, names, list, config);
     let in_rhs = |e: &Element| rhs.iter().any(|(x, _)| x == e);
     let find_lhs = |e: &Element| lhs.iter().find(|(x, _)| x == e).map(|(_, v)| *v);
     let mut shared = rhs.iter().map(|(e, _)| e).filter(|e| find_lhs(e).is_some());
@@ -322,7 +328,7 @@ fn merge_items(live: &[Value], config: &[Value], names: &[String], schema: &Sche
             let (pe, lv) = &lhs[li];
             if *pe == rhs[ri].0 {
                 merged_rhs.push(pe);
-                out.push(merge(Some(lv), rhs[ri].1, names, schema));
+                out.push(merge_item(Some(lv), rhs[ri].1, names, schema));
                 li += 1;
                 ri += 1;
                 next_shared = shared.next();
@@ -349,7 +355,7 @@ fn merge_items(live: &[Value], config: &[Value], names: &[String], schema: &Sche
         if ri < rhs.len() {
             let (pe, rv) = &rhs[ri];
             merged_rhs.push(pe);
-            out.push(merge(find_lhs(pe), rv, names, schema));
+            out.push(merge_item(find_lhs(pe), rv, names, schema));
             ri += 1;
             if next_shared == Some(pe) {
                 next_shared = shared.next();
@@ -360,7 +366,7 @@ fn merge_items(live: &[Value], config: &[Value], names: &[String], schema: &Sche
     let unkeyed = |items: &[Value]| {
         items
             .iter()
-            .filter(|i| schema.item_element(list, i).is_none())
+            .filter(|i| schema.item_element(names, list, i).is_none())
             .cloned()
             .collect::<Vec<_>>()
     };
@@ -386,7 +392,7 @@ fn remove_path(value: &mut Value, path: &[Element], names: &[String], schema: &S
             let list = schema.list_type(names);
             let Some(pos) = items
                 .iter()
-                .position(|i| schema.item_element(list, i).as_ref() == Some(e))
+                .position(|i| schema.item_element(names, list, i).as_ref() == Some(e))
             else {
                 return false;
             };
@@ -462,32 +468,9 @@ fn ignored(path: &Path, kind: &str, subresource: Option<&str>, creating: bool) -
 
 /// The zero value of the kind's Go struct as the apiserver serialises it: the baseline a
 /// create is compared with.
-fn zero_object(kind: &str) -> Value {
-    let meta = json!({"creationTimestamp": null});
-    let mut zero = match kind {
-        "Namespace" => json!({"spec": {}, "status": {}}),
-        "Service" => json!({"spec": {}, "status": {"loadBalancer": {}}}),
-        "Deployment" => json!({
-            "spec": {"selector": null, "template": {"metadata": {"creationTimestamp": null}, "spec": {"containers": null}}, "strategy": {}},
-            "status": {}
-        }),
-        "HorizontalPodAutoscaler" => json!({
-            "spec": {"scaleTargetRef": {"kind": "", "name": ""}, "maxReplicas": 0},
-            "status": {"desiredReplicas": 0, "currentMetrics": null}
-        }),
-        "NetworkPolicy" => json!({"spec": {"podSelector": {}}}),
-        "Lease" => json!({"spec": {}}),
-        "Role" | "ClusterRole" => json!({"rules": null}),
-        "RoleBinding" | "ClusterRoleBinding" => json!({"roleRef": {"apiGroup": "", "kind": "", "name": ""}}),
-        "TokenRequest" => {
-            json!({"spec": {"audiences": null, "boundObjectRef": null}, "status": {"token": "", "expirationTimestamp": null}})
-        }
-        "SelfSubjectAccessReview" | "SubjectAccessReview" => {
-            json!({"spec": {}, "status": {"allowed": false}})
-        }
-        _ => json!({}),
-    };
-    zero["metadata"] = meta;
+fn zero_object(object: &Value) -> Value {
+    let mut zero = schema::of_object(object).map_or_else(|| json!({}), |t| t.zero());
+    zero["metadata"] = json!({});
     zero
 }
 
@@ -705,7 +688,9 @@ pub fn apply(
         .or_else(|| live.and_then(|l| l.get("kind")))
         .and_then(Value::as_str)
         .unwrap_or("");
-    let schema = Schema { kind };
+    let schema = Schema {
+        root: schema::of_object(applied).or_else(|| live.and_then(schema::of_object)),
+    };
     let creating = live.is_none();
     let keep = |p: &Path| !ignored(p, kind, None, creating);
     // What the manager declares: the configuration minus what the server owns.
@@ -824,11 +809,11 @@ pub fn record_update(
     now: &str,
 ) {
     let kind = new.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-    let schema = Schema { kind: &kind };
+    let schema = Schema::for_object(new);
     let creating = old.is_none();
     let base = old
         .map(without_managed_fields)
-        .unwrap_or_else(|| zero_object(&kind));
+        .unwrap_or_else(|| zero_object(new));
     let diff = diff_of(&base, &without_managed_fields(new), &schema, |p| {
         !ignored(p, &kind, subresource, creating)
     });
@@ -930,7 +915,7 @@ mod tests {
                     crate::patch::json_patch(o, &step["body"]).unwrap()
                 }
                 ("application/strategic-merge-patch+json", Some(o)) => {
-                    crate::patch::strategic_merge_patch(o, &step["body"], &kind).unwrap()
+                    crate::patch::strategic_merge_patch(o, &step["body"]).unwrap()
                 }
                 ("application/merge-patch+json", Some(o)) => crate::patch::merge_patch(o, &step["body"]),
                 _ => step["body"].clone(),
@@ -1252,7 +1237,9 @@ mod tests {
 
     #[test]
     fn associative_lists_follow_the_configuration_order() {
-        let schema = Schema { kind: "Deployment" };
+        let schema = Schema {
+            root: schema::of("apps/v1", "Deployment"),
+        };
         let names: Vec<String> = ["spec", "template", "spec", "containers"]
             .map(String::from)
             .to_vec();

@@ -117,13 +117,11 @@ pub fn not_acceptable() -> ApiError {
     )
 }
 
-pub fn unsupported_media_type(content_type: &str) -> ApiError {
+pub fn unsupported_media_type() -> ApiError {
     failure(
         415,
         "UnsupportedMediaType",
-        &format!(
-            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/apply-patch+yaml, application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type}"
-        ),
+        "415: Unsupported Media Type",
         Some(json!({})),
     )
 }
@@ -156,6 +154,16 @@ pub fn namespace_terminating(t: Target, namespace: &str) -> ApiError {
         "field": "metadata.namespace",
     }]);
     failure(403, "Forbidden", &message, Some(details))
+}
+
+/// 403 from an admission plugin: `<resource> "<name>" is forbidden: <message>`.
+pub fn forbidden(t: Target, message: &str) -> ApiError {
+    let message = format!(
+        "{} \"{}\" is forbidden: {message}",
+        t.qualified(),
+        t.name.unwrap_or("")
+    );
+    failure(403, "Forbidden", &message, Some(t.details()))
 }
 
 /// 429 and 500 bodies for injected faults.

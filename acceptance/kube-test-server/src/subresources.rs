@@ -1,5 +1,6 @@
-//! Subresources: `status` (of kinds that have one), Deployment `scale`, and the
-//! ServiceAccount `token` (TokenRequest).
+//! Subresources: `status` (of kinds that have one), `scale` (Deployments, StatefulSets,
+//! ReplicationControllers), CertificateSigningRequest `approval`, and the ServiceAccount
+//! `token` (TokenRequest).
 
 use base64::Engine;
 use http::Method;
@@ -16,9 +17,10 @@ use crate::validation::{self, FieldError};
 
 pub fn handle(call: &Call, sub: &str) -> Result<Reply, ApiError> {
     match sub {
-        "status" if kinds::has_status(call.rt.kind) => status_subresource(call),
-        "scale" if call.rt == resources::DEPLOYMENTS => scale(call),
+        "status" if call.rt.status => status_subresource(call),
+        "scale" if call.rt.scale => scale(call),
         "token" if call.rt == resources::SERVICEACCOUNTS => token(call),
+        "approval" if call.rt == resources::CSRS => approval(call),
         _ => Err(status::unknown_resource()),
     }
 }
@@ -78,7 +80,7 @@ fn status_subresource(call: &Call) -> Result<Reply, ApiError> {
             }
             None => {
                 let view = kinds::to_version(&call.rt, &call.version, old);
-                let patched = handlers::apply_patch(call.ctx, call.rt.kind, &view)?;
+                let patched = handlers::apply_patch(call.ctx, &view)?;
                 kinds::from_version(&call.rt, &call.version, &patched)
             }
         };
@@ -101,7 +103,48 @@ fn check_rv(call: &Call, body: &Value, old: &Value) -> Result<(), ApiError> {
     }
 }
 
-/// The autoscaling/v1 Scale view of a Deployment.
+/// `kubectl certificate approve|deny`: a PUT of the request with its new conditions; only
+/// the conditions change, each stamped with its transition time.
+fn approval(call: &Call) -> Result<Reply, ApiError> {
+    let incoming = match call.ctx.method {
+        Method::GET => return Ok(Reply::json(200, call.present(&stored(call)?))),
+        Method::PUT => Some(call.decode_object()?.0),
+        Method::PATCH => None,
+        _ => return Err(status::method_not_allowed()),
+    };
+    let out = write_through(call, "approval", |old| {
+        let incoming = match &incoming {
+            Some(obj) => {
+                check_rv(call, obj, old)?;
+                obj.clone()
+            }
+            None => handlers::apply_patch(call.ctx, old)?,
+        };
+        let now = meta::now();
+        let previous = old["status"]["conditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mut conditions = incoming["status"]["conditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for c in &mut conditions {
+            if c.get("lastTransitionTime").is_none_or(Value::is_null) {
+                let unchanged = previous
+                    .iter()
+                    .find(|p| p["type"] == c["type"] && p["status"] == c["status"]);
+                c["lastTransitionTime"] = unchanged.map_or(json!(now), |p| p["lastTransitionTime"].clone());
+            }
+        }
+        let mut new = old.clone();
+        new["status"]["conditions"] = json!(conditions);
+        Ok(new)
+    })?;
+    Ok(Reply::json(200, call.present(&out)))
+}
+
+/// The autoscaling/v1 Scale view of a scalable object.
 fn scale_view(d: &Value) -> Value {
     let m = &d["metadata"];
     json!({
@@ -125,7 +168,7 @@ fn scale(call: &Call) -> Result<Reply, ApiError> {
     let out = write_through(call, "scale", |old| {
         let wanted = match &body {
             Some(body) => body.clone(),
-            None => handlers::apply_patch(call.ctx, "Scale", &scale_view(old))?,
+            None => handlers::apply_patch(call.ctx, &scale_view(old))?,
         };
         check_rv(call, &wanted, old)?;
         let mut new = old.clone();
@@ -133,6 +176,28 @@ fn scale(call: &Call) -> Result<Reply, ApiError> {
         Ok(new)
     })?;
     Ok(Reply::json(200, scale_view(&out)))
+}
+
+/// Signs `claims` into a JWT-shaped token and has the server accept it as the ServiceAccount.
+pub fn issue_token(
+    st: &crate::state::Shared,
+    claims: &Value,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+) -> String {
+    let b64 = |v: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v);
+    let signature: Vec<u8> = (0..8).flat_map(|_| uuid::Uuid::new_v4().into_bytes()).collect();
+    let jwt = format!(
+        "{}.{}.{}",
+        b64(json!({"alg": "RS256", "kid": "kube-test-server"})
+            .to_string()
+            .as_bytes()),
+        b64(claims.to_string().as_bytes()),
+        b64(&signature)
+    );
+    st.auth.add_service_account_token(&jwt, namespace, name, uid);
+    jwt
 }
 
 /// TokenRequest: a JWT-shaped token the server also accepts as the ServiceAccount.
@@ -176,17 +241,7 @@ fn token(call: &Call) -> Result<Reply, ApiError> {
         "kubernetes.io": {"namespace": namespace, "serviceaccount": {"name": name, "uid": uid}},
         "nbf": now, "sub": format!("system:serviceaccount:{namespace}:{name}"),
     });
-    let b64 = |v: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v);
-    let signature: Vec<u8> = (0..8).flat_map(|_| uuid::Uuid::new_v4().into_bytes()).collect();
-    let jwt = format!(
-        "{}.{}.{}",
-        b64(json!({"alg": "RS256", "kid": "kube-test-server"})
-            .to_string()
-            .as_bytes()),
-        b64(claims.to_string().as_bytes()),
-        b64(&signature)
-    );
-    call.st.auth.add_service_account_token(&jwt, namespace, name, uid);
+    let jwt = issue_token(call.st, &claims, namespace, name, uid);
     let expires = time::OffsetDateTime::from_unix_timestamp(now + expiration)
         .ok()
         .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())

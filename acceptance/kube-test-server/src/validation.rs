@@ -3,6 +3,11 @@
 //! Messages are word for word those of apimachinery's `validation` helpers (regex texts,
 //! "must be no more than 63 bytes", ...) because clients and the golden transcripts compare them.
 
+mod networking;
+mod policy;
+mod storage;
+mod workloads;
+
 use serde_json::{Map, Value, json};
 
 /// One field error, as in a 422 body's `details.causes[]`.
@@ -30,6 +35,15 @@ impl FieldError {
     /// `Invalid value: <value>: <detail>`.
     pub fn invalid(field: impl Into<String>, value: &Value, detail: &str) -> Self {
         Self::with_value(field, "FieldValueInvalid", "Invalid value", value, detail)
+    }
+
+    /// `Invalid value: <text>: <detail>` for a value printed as the Go struct (field order kept).
+    pub fn invalid_printed(field: impl Into<String>, text: &str, detail: &str) -> Self {
+        FieldError {
+            field: field.into(),
+            reason: "FieldValueInvalid",
+            message: format!("Invalid value: {text}: {detail}"),
+        }
     }
 
     /// `Required value[: <detail>]`.
@@ -419,13 +433,17 @@ pub fn validate(kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldErr
         "ConfigMap" => errs.extend(validate_config_map(object, old)),
         "Secret" => errs.extend(validate_secret(object, old)),
         "Service" => errs.extend(validate_service(spec, old)),
-        "Deployment" => errs.extend(validate_deployment(spec)),
         "HorizontalPodAutoscaler" => errs.extend(validate_hpa(spec)),
         "NetworkPolicy" => errs.extend(validate_network_policy(spec)),
         "Lease" => errs.extend(validate_lease(spec)),
         "Role" | "ClusterRole" => errs.extend(validate_rules(object)),
         "RoleBinding" | "ClusterRoleBinding" => errs.extend(validate_binding(kind, object, old)),
-        _ => {}
+        _ => {
+            errs.extend(workloads::validate(kind, object, old));
+            errs.extend(networking::validate(kind, object, old));
+            errs.extend(storage::validate(kind, object, old));
+            errs.extend(policy::validate(kind, object, old));
+        }
     }
     errs
 }
@@ -740,152 +758,6 @@ fn validate_service(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
     errs
 }
 
-fn validate_deployment(spec: &Value) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    if let Some(replicas) = spec.get("replicas").and_then(Value::as_i64)
-        && replicas < 0
-    {
-        errs.push(FieldError::invalid(
-            "spec.replicas",
-            &json!(replicas),
-            "must be greater than or equal to 0",
-        ));
-    }
-    let selector = spec.get("selector").filter(|s| !s.is_null());
-    match selector {
-        None => errs.push(FieldError::required("spec.selector", "")),
-        Some(s) => {
-            let empty = |f: &str| {
-                s.get(f).is_none_or(|v| {
-                    v.as_object().is_some_and(Map::is_empty)
-                        || v.as_array().is_some_and(Vec::is_empty)
-                        || v.is_null()
-                })
-            };
-            if empty("matchLabels") && empty("matchExpressions") {
-                errs.push(FieldError::invalid(
-                    "spec.selector",
-                    s,
-                    "empty selector is invalid for deployment",
-                ));
-            }
-        }
-    }
-    let template = spec.get("template").unwrap_or(&Value::Null);
-    if let Some(s) = selector
-        && let Ok(parsed) = crate::selectors::LabelSelector::from_label_selector(s)
-        && !parsed.is_empty()
-        && !parsed.matches_object(template)
-    {
-        let labels = template
-            .pointer("/metadata/labels")
-            .cloned()
-            .unwrap_or(Value::Null);
-        errs.push(FieldError::invalid(
-            "spec.template.metadata.labels",
-            &labels,
-            "`selector` does not match template `labels`",
-        ));
-    }
-    let pod_spec = template.get("spec").unwrap_or(&Value::Null);
-    errs.extend(validate_pod_spec(pod_spec, "spec.template.spec"));
-    if let Some(policy) = pod_spec.get("restartPolicy").and_then(Value::as_str)
-        && policy != "Always"
-    {
-        errs.push(FieldError::not_supported(
-            "spec.template.spec.restartPolicy",
-            &json!(policy),
-            &["Always"],
-        ));
-    }
-    if let Some(t) = spec.pointer("/strategy/type").and_then(Value::as_str)
-        && !["Recreate", "RollingUpdate"].contains(&t)
-    {
-        errs.push(FieldError::not_supported(
-            "spec.strategy.type",
-            &json!(t),
-            &["Recreate", "RollingUpdate"],
-        ));
-    }
-    errs
-}
-
-fn validate_pod_spec(pod_spec: &Value, base: &str) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let containers = pod_spec
-        .get("containers")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    if containers.is_empty() {
-        errs.push(FieldError::required(format!("{base}.containers"), ""));
-    }
-    let mut names: Vec<&str> = Vec::new();
-    for (i, c) in containers.iter().enumerate() {
-        let path = format!("{base}.containers[{i}]");
-        let name = c.get("name").and_then(Value::as_str).unwrap_or("");
-        if name.is_empty() {
-            errs.push(FieldError::required(format!("{path}.name"), ""));
-        } else {
-            for msg in dns1123_label_errors(name) {
-                errs.push(FieldError::invalid(format!("{path}.name"), &json!(name), &msg));
-            }
-            if names.contains(&name) {
-                errs.push(FieldError::duplicate(format!("{path}.name"), &json!(name)));
-            }
-            names.push(name);
-        }
-        if c.get("image")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .trim()
-            .is_empty()
-        {
-            errs.push(FieldError::required(format!("{path}.image"), ""));
-        }
-        if let Some(policy) = c.get("imagePullPolicy").and_then(Value::as_str) {
-            const POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
-            if !POLICIES.contains(&policy) {
-                errs.push(FieldError::not_supported(
-                    format!("{path}.imagePullPolicy"),
-                    &json!(policy),
-                    POLICIES,
-                ));
-            }
-        }
-        for (j, port) in c
-            .get("ports")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let p = format!("{path}.ports[{j}]");
-            match port.get("containerPort") {
-                None => errs.push(FieldError::required(format!("{p}.containerPort"), "")),
-                v => validate_port_number(&format!("{p}.containerPort"), v, &mut errs),
-            }
-            validate_protocol(&format!("{p}.protocol"), port.get("protocol"), &mut errs);
-        }
-        for (j, env) in c
-            .get("env")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            if env.get("name").and_then(Value::as_str).unwrap_or("").is_empty() {
-                errs.push(FieldError::required(format!("{path}.env[{j}].name"), ""));
-            }
-        }
-        errs.extend(validate_resources(
-            c.get("resources"),
-            &format!("{path}.resources"),
-        ));
-    }
-    errs
-}
-
 /// Requests may not exceed limits (compared as exact decimal quantities).
 fn validate_resources(resources: Option<&Value>, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -1160,6 +1032,17 @@ mod tests {
         }
         check_invalid_step("06-secret.json", 4, None);
         check_invalid_step("10-hpa.json", 7, None);
+        for (file, steps) in [
+            ("18-workloads.json", &[13, 14, 15, 16][..]),
+            ("19-rbac-kinds.json", &[4, 18]),
+            ("20-networking.json", &[6, 9]),
+            ("21-storage-policy.json", &[11, 13, 26]),
+            ("22-admission-misc.json", &[3, 6, 9, 25]),
+        ] {
+            for &index in steps {
+                check_invalid_step(file, index, None);
+            }
+        }
     }
 
     #[test]

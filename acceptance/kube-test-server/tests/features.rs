@@ -1,7 +1,8 @@
 //! The test server's own features beyond the transcripts: the Deployment rollout modes,
 //! injected faults, request counters (its own and `/metrics`' `apiserver_request_total`),
 //! runtime users, `--state` persistence, watches from
-//! "now", and the kubeconfig it writes.
+//! "now", the kubeconfig it writes, the ServiceAccount token Secrets the token controller
+//! fills, and how registry deletions (finalizers, orphaning, grace periods) end.
 
 use std::time::{Duration, Instant};
 
@@ -429,4 +430,106 @@ async fn metrics_count_requests_like_the_apiserver() {
     ] {
         assert!(text.lines().any(|l| l == line), "no line {line} in\n{text}");
     }
+}
+
+/// The serviceaccount-token controller fills a token Secret, and its token authenticates as
+/// the ServiceAccount (which RBAC then refuses to list Secrets).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn service_account_token_secrets_are_filled_and_accepted() {
+    let server = TestServer::start(Options::default());
+    let mut c = connect(&server).await;
+    let base = "/api/v1/namespaces/default/secrets";
+    let secret = json!({
+        "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+        "metadata": {"name": "default-token", "annotations": {"kubernetes.io/service-account.name": "default"}},
+    });
+    let created = call(&mut c, "POST", base, ADMIN, Some(secret)).await;
+    assert_eq!(created.status, 201);
+    assert!(
+        created.json().unwrap().get("data").is_none(),
+        "the controller fills it afterwards"
+    );
+    let filled = call(&mut c, "GET", &format!("{base}/default-token"), ADMIN, None)
+        .await
+        .json()
+        .unwrap();
+    let sa = call(
+        &mut c,
+        "GET",
+        "/api/v1/namespaces/default/serviceaccounts/default",
+        ADMIN,
+        None,
+    )
+    .await
+    .json()
+    .unwrap();
+    assert_eq!(
+        filled["metadata"]["annotations"]["kubernetes.io/service-account.uid"],
+        sa["metadata"]["uid"]
+    );
+    let managers: Vec<&str> = filled["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["manager"].as_str())
+        .collect();
+    assert!(managers.contains(&"kube-controller-manager"), "{managers:?}");
+    use base64::Engine;
+    let decode = |k: &str| {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(filled["data"][k].as_str().unwrap())
+            .unwrap();
+        String::from_utf8(bytes).unwrap()
+    };
+    assert_eq!(decode("namespace"), "default");
+    let token = decode("token");
+    let as_sa = call(&mut c, "GET", base, &token, None).await;
+    assert_eq!(as_sa.status, 403);
+    assert!(
+        as_sa.json().unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .contains("system:serviceaccount:default:default"),
+    );
+}
+
+/// Kinds whose registry orphans dependents by default (Jobs, ReplicationControllers) keep
+/// the `orphan` finalizer briefly; a Pod nobody runs is deleted at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletions_follow_each_registry() {
+    let server = TestServer::start(Options::default());
+    let mut c = connect(&server).await;
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {"spec": {
+        "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox:1.36"}]}}}});
+    let jobs = "/apis/batch/v1/namespaces/default/jobs";
+    assert_eq!(call(&mut c, "POST", jobs, ADMIN, Some(job)).await.status, 201);
+    let deleted = call(&mut c, "DELETE", &format!("{jobs}/j"), ADMIN, None).await;
+    assert_eq!(deleted.status, 200);
+    assert_eq!(deleted.warnings.len(), 1, "{:?}", deleted.warnings);
+    let body = deleted.json().unwrap();
+    assert_eq!(body["metadata"]["finalizers"], json!(["orphan"]));
+    assert_eq!(body["metadata"]["generation"], 2);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while call(&mut c, "GET", &format!("{jobs}/j"), ADMIN, None)
+        .await
+        .status
+        != 404
+    {
+        assert!(Instant::now() < deadline, "the garbage collector did not finish");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    let pods = "/api/v1/namespaces/default/pods";
+    assert_eq!(call(&mut c, "POST", pods, ADMIN, Some(pod)).await.status, 201);
+    let gone = call(&mut c, "DELETE", &format!("{pods}/p"), ADMIN, None)
+        .await
+        .json()
+        .unwrap();
+    assert_eq!(gone["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert_eq!(
+        call(&mut c, "GET", &format!("{pods}/p"), ADMIN, None)
+            .await
+            .status,
+        404
+    );
 }

@@ -458,11 +458,7 @@ pub fn read(fields: &[Field], live: &Json, prior: &Value) -> Value {
                 } else {
                     f.presence != Presence::Computed && left_out(f, p)
                 };
-                let value = if absent {
-                    empty(f)
-                } else {
-                    read_field(f, live, p)
-                };
+                let value = if absent { empty(f) } else { read_field(f, live, p) };
                 (f.name.to_string(), value)
             })
             .collect(),
