@@ -82,6 +82,9 @@ pub struct GuardedWrite<'a> {
     pub seen: &'a [u8],
     pub body: &'a Json,
     pub manager: Manager<'a>,
+    /// The object needs no write (only Terraform's own settings changed): once the guard has
+    /// admitted it, the live object is returned as it is.
+    pub unchanged: bool,
 }
 
 /// Writes, to the object exactly as the guard saw it. A create is never forced: nobody else
@@ -99,6 +102,7 @@ pub async fn guarded_apply(
         seen,
         body,
         manager,
+        unchanged,
     } = write;
     for attempt in 1..=ATTEMPTS {
         let live = objects::get(client, target).await.map_err(diag)?;
@@ -106,6 +110,9 @@ pub async fn guarded_apply(
         admit(check, live.as_ref(), seen, &mut warnings)?;
         if attempt == 1 {
             out.extend(warnings);
+        }
+        if let Some(live) = live.as_ref().filter(|_| unchanged) {
+            return Ok(live.clone());
         }
         let precondition = live.as_ref().and_then(Precondition::of);
         let manager = Manager {

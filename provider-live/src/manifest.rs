@@ -333,6 +333,7 @@ impl Manifest {
             seen: &req.planned_private,
             body: &body,
             manager,
+            unchanged: false,
         };
         let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
         let state = plan::settle(planned, &self.state_of(&applied, planned));

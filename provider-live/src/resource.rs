@@ -150,16 +150,14 @@ impl<K: Kind> TypedResource<K> {
         let client = &conn.client;
         let planned = &req.planned_state;
         let meta = metadata::of(planned);
-        let mut body = Map::new();
-        body.insert("apiVersion".into(), Json::from(info.api_version));
-        body.insert("kind".into(), Json::from(info.kind));
-        body.insert(
-            "metadata".into(),
-            Json::Object(metadata::to_json(meta, conn.estate.as_str())),
-        );
-        let configured = plan::configured_only(&self.kind.block(), planned, &req.config);
-        body.extend(self.kind.to_object(&configured)?);
-        let body = Json::Object(body);
+        let body = self.body(planned, &req.config, conn.estate.as_str())?;
+        // Only Terraform's own settings changed (`wait_for_rollout`, `timeouts`, after an import
+        // too): the object already is what the configuration says, so nothing is written.
+        let unchanged = !req.prior_state.is_null()
+            && req.prior_state.get("estate").as_str() == Some(conn.estate.as_str())
+            && self
+                .body(&req.prior_state, &req.config, conn.estate.as_str())
+                .is_ok_and(|before| before == body);
 
         let applied = match self.target(meta) {
             Some(target) => {
@@ -174,6 +172,7 @@ impl<K: Kind> TypedResource<K> {
                         name: FIELD_MANAGER,
                         force: true,
                     },
+                    unchanged,
                 };
                 let applied = lifecycle::guarded_apply(&self.ctx, client, write, diagnostics).await?;
                 match stray_keys(&body, &applied) {
@@ -204,6 +203,22 @@ impl<K: Kind> TypedResource<K> {
         };
         let state = plan::settle(planned, &self.state_of(&applied, planned));
         Ok((state, guard::fingerprint(Some(&applied), FIELD_MANAGER, b"")))
+    }
+
+    /// The server-side-apply body of a resource value: what the configuration sets, with the
+    /// metadata stamped with `estate`.
+    fn body(&self, value: &Value, config: &Value, estate: &str) -> Result<Json, Diagnostics> {
+        let info = self.info();
+        let mut body = Map::new();
+        body.insert("apiVersion".into(), Json::from(info.api_version));
+        body.insert("kind".into(), Json::from(info.kind));
+        body.insert(
+            "metadata".into(),
+            Json::Object(metadata::to_json(metadata::of(value), estate)),
+        );
+        let configured = plan::configured_only(&self.kind.block(), value, config);
+        body.extend(self.kind.to_object(&configured)?);
+        Ok(Json::Object(body))
     }
 
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {

@@ -41,6 +41,15 @@ pub fn mutate_create(
     Ok(())
 }
 
+/// Runs the mutating plugins that also act on an update: DefaultTolerationSeconds adds its
+/// tolerations back to a pod whose new spec lacks them (an apply that replaces the atomic
+/// list), so the update does not remove them.
+pub fn mutate_update(rt: &ResourceType, obj: &mut Value) {
+    if rt.kind == "Pod" {
+        default_tolerations(&mut obj["spec"]);
+    }
+}
+
 fn add_finalizer(obj: &mut Value, finalizer: &str) {
     let meta = &mut obj["metadata"];
     if !meta["finalizers"].is_array() {

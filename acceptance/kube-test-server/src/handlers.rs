@@ -504,6 +504,7 @@ impl<'a> Call<'a> {
         // not the writer's.
         if main_resource {
             strategy::prepare_update(&self.rt, old, &mut new);
+            admission::mutate_update(&self.rt, &mut new);
         }
         semantics::validate(self.rt.kind, self.rt.group, &new, Some(old))?;
         if main_resource {
