@@ -584,31 +584,23 @@ fn read_field(field: &Field, parent: &Json, prior: &Value) -> Value {
         Shape::Unsupported(_) => empty(field),
         Shape::Map(_) => {
             // The keys the user manages: the server's own (a job's controller-uid label on its
-            // pod template) and other writers' stay out, like metadata's labels.
+            // pod template) and other writers' stay out, like metadata's labels. On an import,
+            // labels and annotations (of a pod template) lose the keys Kubernetes writes itself.
             let live = live().filter(|l| !is_empty_collection(l));
-            match (live, prior.entries()) {
-                (Some(Json::Object(map)), Some(keys)) if prior.is_wholly_known() => {
-                    let kept: Map<String, Json> = map
-                        .iter()
-                        .filter(|(k, _)| keys.contains_key(*k))
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    let kept = Json::Object(kept);
-                    read_plain(
-                        field.shape,
-                        Some(&kept).filter(|l| !is_empty_collection(l)),
-                        prior,
-                    )
-                }
-                // An import: labels and annotations (of a pod template) without the keys
-                // Kubernetes writes itself, as the object's own metadata.
-                (Some(Json::Object(map)), None) if matches!(field.name, "labels" | "annotations") => {
-                    let kept: Map<String, Json> = map
-                        .iter()
-                        .filter(|(k, _)| crate::metadata::user_key(k, &[]))
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    let kept = Json::Object(kept);
+            let keys = prior.entries().filter(|_| prior.is_wholly_known());
+            let import = prior.entries().is_none() && matches!(field.name, "labels" | "annotations");
+            let keep = |k: &str| match keys {
+                Some(keys) => keys.contains_key(k),
+                None => crate::metadata::user_key(k, &[]),
+            };
+            match (live, keys.is_some() || import) {
+                (Some(Json::Object(map)), true) => {
+                    let kept = Json::Object(
+                        map.iter()
+                            .filter(|(k, _)| keep(k))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                    );
                     read_plain(
                         field.shape,
                         Some(&kept).filter(|l| !is_empty_collection(l)),
