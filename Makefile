@@ -18,7 +18,7 @@ help:
 	@echo "make test    set up, build, run all tests"
 	@echo "make test-real  the acceptance tests against a real control plane (../shared/realk8s)"
 	@echo "make golden  refresh acceptance/kube-golden from ../shared/kube-golden"
-	@echo "make catalog regenerate provider-live/catalog/kinds.tsv (every typed resource) from reference/"
+	@echo "make catalog regenerate provider-live/catalog/kinds.tsv and data_sources.tsv from reference/"
 	@echo "make openapi refresh reference/openapi from the cluster KUBECONFIG names"
 	@echo "make setup   install the engine and kubectl into .tools/ (TF=... to use your own engine)"
 	@echo "make build   build the providers and lay out the mirror in dist/"
@@ -43,9 +43,10 @@ test: setup build
 test-real: setup build
 	@scripts/test-real.sh
 
-# The kind catalog: every typed resource's fields, joined from hashicorp/kubernetes' schema
-# (reference/*.paths.tsv) and the API server's OpenAPI (reference/openapi/) per
-# provider-live/catalog/types.tsv and overrides.tsv. A unit test fails when it is stale.
+# The kind catalog: every typed resource's and data source's fields, joined from
+# hashicorp/kubernetes' schema (reference/*.paths.tsv) and the API server's OpenAPI
+# (reference/openapi/) per provider-live/catalog/types.tsv, data_types.tsv and overrides.tsv.
+# A unit test fails when it is stale.
 catalog:
 	$(CARGO) run --quiet -p kind-catalog
 

@@ -167,7 +167,8 @@ impl Cluster {
 
     /// Whether deleted volumes and claims go away: the pv/pvc-protection controllers remove their
     /// finalizers. A bare control plane (`make test-real`) does not run them, and neither does
-    /// the test server, which keeps such objects Terminating as that control plane does.
+    /// the test server, which keeps such objects Terminating as that control plane does; tests
+    /// that delete them run [`crate::volume_protection::VolumeProtection`] in their place.
     pub fn removes_volume_finalizers(&self) -> bool {
         self.server.is_none() && self.runs_pods()
     }
@@ -190,7 +191,7 @@ impl Cluster {
     }
 }
 
-fn kubectl_with(kubeconfig: &Path, args: &[&str]) -> EngineOutput {
+pub(crate) fn kubectl_with(kubeconfig: &Path, args: &[&str]) -> EngineOutput {
     let mut command = Command::new(paths::tool("kubectl"));
     command.arg("--kubeconfig").arg(kubeconfig).args(args);
     run_command(command, KUBECTL_TIMEOUT)

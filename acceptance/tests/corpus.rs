@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, quote, unique_name};
+use acceptance::volume_protection::VolumeProtection;
 use serde_json::Value;
 
 /// One corpus file: a module of the configuration.
@@ -22,42 +23,91 @@ struct Module {
     body: String,
 }
 
-/// Files whose objects need controllers a bare control plane lacks: a claim and a volume keep
-/// their protection finalizers until the pv/pvc-protection controllers remove them.
-const NEEDS_VOLUME_CONTROLLERS: [&str; 2] = [
-    "kubernetes_persistent_volume_v1",
-    "kubernetes_persistent_volume_claim_v1",
-];
-
 fn corpus_dir() -> PathBuf {
     acceptance::paths::workspace_root().join("acceptance/corpus")
 }
 
-/// The corpus, names made unique with `run` (`corpus-…` and `corpus.example.com`).
-fn modules(run: &str, cluster: &Cluster) -> Vec<Module> {
+/// The corpus, names made unique with `run` (`corpus-…` and `corpus.example.com`): every
+/// file, and for each `_v1` file whose deprecated unversioned name has no file of its own, the
+/// same configuration under that name ([`unversioned`]).
+fn modules(run: &str) -> Vec<Module> {
     let mut files: Vec<PathBuf> = fs::read_dir(corpus_dir())
         .expect("acceptance/corpus")
         .map(|e| e.expect("a directory entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "tf"))
         .collect();
     files.sort();
-    files
-        .into_iter()
-        .filter_map(|path| {
-            let type_name = path.file_stem()?.to_string_lossy().into_owned();
-            if NEEDS_VOLUME_CONTROLLERS.contains(&type_name.as_str()) && !cluster.removes_volume_finalizers()
-            {
-                eprintln!(
-                    "\nSKIP: corpus {type_name}: its protection finalizers need controllers \
-                     this cluster does not run\n"
-                );
-                return None;
+    let written: BTreeSet<String> = files
+        .iter()
+        .filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned()))
+        .collect();
+    let reference = reference_types();
+    let mut modules = Vec::new();
+    for path in files {
+        let type_name = path
+            .file_stem()
+            .expect("a file name")
+            .to_string_lossy()
+            .into_owned();
+        let text = fs::read_to_string(&path).expect("a corpus file");
+        if let Some(old) = type_name.strip_suffix("_v1")
+            && reference.contains(old)
+            && !written.contains(old)
+        {
+            modules.push(Module {
+                type_name: old.to_string(),
+                body: uniquely_named(&unversioned(&text, &type_name, old), run),
+            });
+        }
+        modules.push(Module {
+            body: uniquely_named(&text, run),
+            type_name,
+        });
+    }
+    modules
+}
+
+/// `text` with its names made unique to `run`.
+fn uniquely_named(text: &str, run: &str) -> String {
+    text.replace("corpus-", &format!("corpus-{run}-"))
+        .replace("corpus.example.com", &format!("{run}.corpus.example.com"))
+}
+
+/// A `_v1` file's configuration under the deprecated unversioned name `old`, which hashicorp
+/// gives the same schema, with its own object names (`corpus-u-…`, `u.corpus.example.com`) so
+/// that both run side by side. Its fixed node ports move up by one, as two Services cannot
+/// hold the same one.
+fn unversioned(text: &str, v1: &str, old: &str) -> String {
+    let renamed = text
+        .replace(&format!("\"{v1}\""), &format!("\"{old}\""))
+        .replace(&format!("{v1}."), &format!("{old}."))
+        .replace("\"corpus-", "\"corpus-u-")
+        .replace("corpus.example.com", "u.corpus.example.com");
+    renamed
+        .lines()
+        .map(|line| match line.split_once("node_port") {
+            Some((indent, rest)) if rest.trim_start().starts_with('=') => {
+                let port: u32 = rest.trim_start()[1..]
+                    .trim()
+                    .parse()
+                    .expect("a literal node port");
+                format!("{indent}node_port = {}", port + 1)
             }
-            let text = fs::read_to_string(&path).expect("a corpus file");
-            let body = text
-                .replace("corpus-", &format!("corpus-{run}-"))
-                .replace("corpus.example.com", &format!("{run}.corpus.example.com"));
-            Some(Module { type_name, body })
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every resource type of hashicorp/kubernetes 3.4.0, from the reference.
+fn reference_types() -> BTreeSet<String> {
+    let path = acceptance::paths::workspace_root().join("reference/hashicorp-kubernetes-3.4.0.paths.tsv");
+    fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .filter_map(|line| {
+            let mut columns = line.split('\t');
+            (columns.next() == Some("resource")).then(|| columns.next().map(str::to_string))?
         })
         .collect()
 }
@@ -255,7 +305,10 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     let cluster = Cluster::start();
     let run = unique_name("r").trim_start_matches("r-").to_string();
     let estate = format!("corpus-{run}");
-    let modules = modules(&run, &cluster);
+    let modules = modules(&run);
+    // Volumes and claims of this run lose their protection finalizers once deleted, where no
+    // controller removes them.
+    let _volume_protection = VolumeProtection::start(&cluster, &[&run]);
     let work = LiveDir::new(&estate, cluster.kubeconfig());
     let config = write_modules(work.path(), &modules);
     work.write(&config);
@@ -276,7 +329,7 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     let before = resources(&show(&work));
     let types: BTreeSet<&str> = before.values().map(|(t, _)| t.as_str()).collect();
     eprintln!(
-        "corpus: {} files, {} resources of {} types applied with an empty plan",
+        "corpus: {} configurations, {} resources of {} types applied with an empty plan",
         modules.len(),
         before.len(),
         types.len()
@@ -413,8 +466,8 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
         .iter()
         .map(|m| {
             let fixed = matches!(
-                m.type_name.as_str(),
-                "kubernetes_api_service_v1" | "kubernetes_namespace_v1"
+                m.type_name.trim_end_matches("_v1"),
+                "kubernetes_api_service" | "kubernetes_namespace"
             );
             let new = (!fixed).then(|| renamed(&m.body, &m.type_name)).flatten();
             let replaced = new.is_some();

@@ -1,6 +1,7 @@
 //! The registry documentation: `docs/` is what `make docs` generates from the current schemas
-//! (stale pages fail here), every attribute has a description, there is one page per resource
-//! and data source type, and every hand-written example passes the engine's `validate`.
+//! (stale pages fail here), every attribute, function and parameter has a description, there is
+//! one page per resource, data source and ephemeral resource type and per function, and every
+//! hand-written example passes the engine's `validate`.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -32,7 +33,7 @@ fn every_attribute_and_block_has_a_description() {
 }
 
 #[test]
-fn one_page_per_resource_and_data_source_type() {
+fn one_page_per_type_and_function() {
     let docs_dir = paths::workspace_root().join("docs");
     let pages = |folder: &str| -> BTreeSet<String> {
         fs::read_dir(docs_dir.join(folder))
@@ -46,20 +47,32 @@ fn one_page_per_resource_and_data_source_type() {
             })
             .collect()
     };
-    let mut resources = BTreeSet::new();
-    let mut data_sources = BTreeSet::new();
-    for provider in catalog::providers() {
-        for (kind, doc) in provider.types() {
-            let set = match kind {
-                catalog::Kind::Resource => &mut resources,
-                catalog::Kind::DataSource => &mut data_sources,
-            };
-            set.insert(format!("{}.md", doc.type_name));
+    let providers = catalog::providers();
+    let expected = |kind: catalog::Kind| -> BTreeSet<String> {
+        let types = providers.iter().flat_map(|p| p.of_kind(kind));
+        types.map(|t| format!("{}.md", t.type_name)).collect()
+    };
+    for kind in catalog::Kind::ALL {
+        assert_eq!(pages(kind.folder()), expected(kind), "docs/{}", kind.folder());
+    }
+    let functions: BTreeSet<String> = (providers.iter().flat_map(|p| &p.functions))
+        .map(|f| format!("{}.md", f.name))
+        .collect();
+    assert!(!functions.is_empty(), "choudoufu/live serves functions");
+    assert_eq!(pages(catalog::FUNCTIONS_FOLDER), functions);
+    for name in &functions {
+        let page =
+            fs::read_to_string(docs_dir.join(catalog::FUNCTIONS_FOLDER).join(name)).expect("a function page");
+        for section in [
+            "## Example Usage",
+            "## Signature",
+            "## Arguments",
+            "## Return Type",
+        ] {
+            assert!(page.contains(section), "function {name} has no {section:?}");
         }
     }
-    assert_eq!(pages("resources"), resources);
-    assert_eq!(pages("data-sources"), data_sources);
-    for name in &resources {
+    for name in &expected(catalog::Kind::Resource) {
         let page = fs::read_to_string(docs_dir.join("resources").join(name)).expect("a resource page");
         for section in [
             "## Example Usage",
@@ -81,15 +94,17 @@ fn every_example_passes_validate() {
         "provider \"kubernetes\" {\n  estate = \"example\"\n}\n\nprovider \"records\" {\n  estate = \"example\"\n}\n",
     );
     let mut count = 0;
-    for kind in [catalog::Kind::Resource, catalog::Kind::DataSource] {
-        let folder = root.join(docs::EXAMPLES).join(kind.folder());
+    let folders = catalog::Kind::ALL.map(catalog::Kind::folder);
+    for kind_folder in folders.into_iter().chain([catalog::FUNCTIONS_FOLDER]) {
+        let folder = root.join(docs::EXAMPLES).join(kind_folder);
         for entry in fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())) {
             let example = entry.expect("a directory entry").path();
-            let name = example
-                .file_name()
-                .expect("a folder name")
-                .to_string_lossy()
-                .into_owned();
+            // A resource and a data source may share a type name: the module names the kind too.
+            let name = format!(
+                "{}_{}",
+                kind_folder.replace('-', "_"),
+                example.file_name().expect("a folder name").to_string_lossy()
+            );
             let module = dir.path().join(&name);
             let variables = copy_tf_files(&example, &module);
             fs::write(module.join("versions.tf"), REQUIRED_PROVIDERS).expect("write versions.tf");

@@ -7,14 +7,22 @@
 //! reference (e.g. `estate`) are fine. The only types allowed to be missing are those in
 //! [`PENDING`], each naming the issue that adds it.
 //!
-//! The test prints one line such as `schema conformance: 73 of 81 resource types, 11,234 of
-//! 11,234 configurable paths (8 types pending issue 16: 97 paths)`, and on failure one line per
-//! mismatch (`type path: expected …, found …`).
+//! The test prints one line such as `schema conformance: 81 of 81 resource types, 12,000 of
+//! 12,000 configurable paths` (with `(N types pending issue M: P paths)` while some are), and on
+//! failure one line per mismatch (`type path: expected …, found …`).
+//!
+//! Data sources (the reference's `data` rows) and ephemeral resources (`ephemeral` rows) are
+//! held to more: every path, read-only ones included, with its flags (`required`, `optional`,
+//! `optional,computed`, `computed,read-only`), and none may be missing (`schema conformance: 27
+//! of 27 data sources, 5,678 of 5,678 paths with their flags`). A `computed_object` is there an
+//! attribute of type `list(object(...))`, computed only. The provider functions are compared
+//! with hashicorp's three ([`FUNCTIONS`]): names, parameter names and types, return type.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
+use std::sync::OnceLock;
 
 use acceptance::{Engine, paths};
 use serde_json::Value;
@@ -27,16 +35,7 @@ const PROVIDER_ADDRESS: &str = "registry.terraform.io/choudoufu/live";
 
 /// Resource types no one serves yet, each with the issue that will add it. A type listed here
 /// but served is checked like any other.
-const PENDING: [(&str, &str); 8] = [
-    ("kubernetes_labels", "issue 16"),
-    ("kubernetes_annotations", "issue 16"),
-    ("kubernetes_env", "issue 16"),
-    ("kubernetes_config_map_v1_data", "issue 16"),
-    ("kubernetes_secret_v1_data", "issue 16"),
-    ("kubernetes_node_taint", "issue 16"),
-    ("kubernetes_default_service_account", "issue 16"),
-    ("kubernetes_default_service_account_v1", "issue 16"),
-];
+const PENDING: [(&str, &str); 0] = [];
 
 /// At most this many mismatch lines in a failure message.
 const MAX_LINES: usize = 300;
@@ -44,7 +43,7 @@ const MAX_LINES: usize = 300;
 // ---------------------------------------------------------------------------------------------
 // The reference
 
-/// One reference row of kind `resource`.
+/// One reference row of one kind (`resource`, `data`, `ephemeral`).
 #[derive(Debug, Clone)]
 struct RefPath {
     path: String,
@@ -91,8 +90,9 @@ fn collection_text(collection: &str, element: &str) -> String {
     }
 }
 
-/// The resource rows of the reference, by type, in file order. The first line names the columns.
-fn parse_reference(text: &str) -> Result<BTreeMap<String, Vec<RefPath>>, String> {
+/// The rows of one kind (`resource`, `data`, `ephemeral`) of the reference, by type, in file
+/// order. The first line names the columns.
+fn parse_reference(text: &str, of_kind: &str) -> Result<BTreeMap<String, Vec<RefPath>>, String> {
     let mut types: BTreeMap<String, Vec<RefPath>> = BTreeMap::new();
     for (index, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
@@ -106,7 +106,7 @@ fn parse_reference(text: &str) -> Result<BTreeMap<String, Vec<RefPath>>, String>
                 columns.len()
             ));
         };
-        if kind != "resource" {
+        if kind != of_kind {
             continue;
         }
         let known = |value: &str, allowed: &[&str], column: &str| {
@@ -223,6 +223,27 @@ impl Node {
                 configurable,
                 ..
             } => *configurable && !optional,
+        }
+    }
+
+    /// The flags in the reference's words.
+    fn flags(&self) -> &'static str {
+        match self {
+            Node::Block { min_items, .. } if *min_items >= 1 => "required",
+            Node::Block { .. } => "optional",
+            Node::Attribute { required: true, .. } => "required",
+            Node::Attribute {
+                optional: true,
+                computed: true,
+                ..
+            } => "optional,computed",
+            Node::Attribute { optional: true, .. } => "optional",
+            Node::Attribute { .. } => "computed,read-only",
+            Node::Member {
+                configurable: false, ..
+            } => "computed,read-only",
+            Node::Member { optional: true, .. } => "optional",
+            Node::Member { .. } => "required",
         }
     }
 
@@ -427,6 +448,57 @@ fn same_shape(reference: &RefPath, node: &Node) -> bool {
         "computed_object" => true,
         _ => false,
     }
+}
+
+/// [`same_shape`], and a `computed_object` must be an attribute of a list (or set) of objects:
+/// the data sources' and ephemeral resources' stricter rule.
+fn same_shape_strict(reference: &RefPath, node: &Node) -> bool {
+    if reference.shape != "computed_object" {
+        return same_shape(reference, node);
+    }
+    let (collection, element) = node.collection();
+    node.kind() == Kind::Attribute && collection == reference.collection && element == "object"
+}
+
+/// Compares every path of one type, read-only ones included, with its flags.
+fn compare_type_strict(reference: &[RefPath], block: &Value) -> TypeReport {
+    let nodes = flatten(block);
+    let mut report = TypeReport::default();
+    let mut missing: BTreeSet<&str> = BTreeSet::new();
+    for row in reference {
+        report.configurable += 1;
+        let under_missing = {
+            let mut prefix = row.path.as_str();
+            let mut found = false;
+            while let Some((parent, _)) = prefix.rsplit_once('.') {
+                found |= missing.contains(parent);
+                prefix = parent;
+            }
+            found
+        };
+        let Some(node) = nodes.get(&row.path) else {
+            missing.insert(&row.path);
+            if !under_missing {
+                report.mismatches.push(format!(
+                    "{}: expected {}, found nothing",
+                    row.path,
+                    row.expected()
+                ));
+            }
+            continue;
+        };
+        if same_shape_strict(row, node) && node.flags() == row.flags {
+            report.conforming += 1;
+        } else {
+            report.mismatches.push(format!(
+                "{}: expected {}, found {}",
+                row.path,
+                row.expected(),
+                node.found()
+            ));
+        }
+    }
+    report
 }
 
 /// What the comparison of one resource type found.
@@ -634,6 +706,128 @@ fn compare(
     result
 }
 
+/// Every reference type of one kind (`data`, `ephemeral`) against the provider's schemas of
+/// that kind, every path with its flags; `what` names them in the summary.
+fn compare_strict(
+    reference: &BTreeMap<String, Vec<RefPath>>,
+    schemas: &serde_json::Map<String, Value>,
+    what: &str,
+) -> Strict {
+    let mut result = Strict {
+        what: what.to_string(),
+        types: reference.len(),
+        ..Strict::default()
+    };
+    for (type_name, rows) in reference {
+        result.paths += rows.len();
+        let Some(schema) = schemas.get(type_name) else {
+            result.mismatches.push(format!(
+                "{type_name}: expected the type ({} paths), found nothing",
+                rows.len()
+            ));
+            continue;
+        };
+        let report = compare_type_strict(rows, &schema["block"]);
+        result.conforming += report.conforming;
+        if report.mismatches.is_empty() {
+            result.conforming_types += 1;
+        }
+        result
+            .mismatches
+            .extend(report.mismatches.iter().map(|line| format!("{type_name} {line}")));
+    }
+    result
+}
+
+/// The strict comparison of one kind of type, printable.
+#[derive(Debug, Default)]
+struct Strict {
+    what: String,
+    types: usize,
+    conforming_types: usize,
+    paths: usize,
+    conforming: usize,
+    mismatches: Vec<String>,
+}
+
+impl Strict {
+    fn ok(&self) -> bool {
+        self.mismatches.is_empty() && self.conforming == self.paths && self.conforming_types == self.types
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "schema conformance: {} of {} {}, {} of {} paths with their flags",
+            self.conforming_types,
+            self.types,
+            self.what,
+            thousands(self.conforming),
+            thousands(self.paths)
+        )
+    }
+
+    fn details(&self) -> String {
+        let mut text = String::new();
+        for line in self.mismatches.iter().take(MAX_LINES) {
+            let _ = writeln!(text, "  {line}");
+        }
+        if self.mismatches.len() > MAX_LINES {
+            let _ = writeln!(text, "  … and {} more", self.mismatches.len() - MAX_LINES);
+        }
+        text
+    }
+}
+
+/// A provider function's signature: name, parameters (name, type), return type.
+type Signature = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
+/// hashicorp/kubernetes 3.4.0's provider functions.
+const FUNCTIONS: [Signature; 3] = [
+    ("manifest_decode", &[("manifest", "string")], "dynamic"),
+    ("manifest_decode_multi", &[("manifest", "string")], "dynamic"),
+    ("manifest_encode", &[("manifest", "dynamic")], "string"),
+];
+
+/// Where the provider's `functions` differ from [`FUNCTIONS`], one line each.
+fn compare_functions(functions: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, parameters, returns) in FUNCTIONS {
+        let Some(function) = functions.get(name) else {
+            out.push(format!("{name}: expected the function, found nothing"));
+            continue;
+        };
+        let expected: Vec<String> = parameters
+            .iter()
+            .map(|(parameter, ty)| format!("{parameter} {ty}"))
+            .collect();
+        let found: Vec<String> = function["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| format!("{} {}", p["name"].as_str().unwrap_or("?"), type_text(&p["type"])))
+            .collect();
+        if found != expected {
+            out.push(format!(
+                "{name}: expected parameters ({}), found ({})",
+                expected.join(", "),
+                found.join(", ")
+            ));
+        }
+        if !function["variadic_parameter"].is_null() {
+            out.push(format!("{name}: expected no variadic parameter, found one"));
+        }
+        let found = type_text(&function["return_type"]);
+        if found != returns {
+            out.push(format!("{name}: expected return type {returns}, found {found}"));
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------------------------
 // The tests
 
@@ -646,32 +840,40 @@ fn say(text: &str) {
 const CONFIG: &str =
     "terraform {\n  required_providers {\n    kubernetes = { source = \"choudoufu/live\" }\n  }\n}\n";
 
-/// `providers schema -json` in a working folder initialised from the mirror, as a user runs it.
-fn provider_resource_schemas() -> serde_json::Map<String, Value> {
-    let dir = tempfile::tempdir().expect("a working directory");
-    fs::write(dir.path().join("main.tf"), CONFIG).expect("write main.tf");
-    let engine = Engine::new(dir.path());
-    let init = engine.init();
-    assert!(init.success(), "init failed:\n{init}");
-    let schema = engine.run(&["providers", "schema", "-json"]);
-    assert!(schema.success(), "providers schema -json failed:\n{schema}");
-    let json: Value = serde_json::from_str(&schema.stdout)
-        .unwrap_or_else(|e| panic!("providers schema -json printed no JSON ({e}):\n{schema}"));
-    json["provider_schemas"][PROVIDER_ADDRESS]["resource_schemas"]
-        .as_object()
-        .cloned()
-        .unwrap_or_else(|| panic!("no resource_schemas for {PROVIDER_ADDRESS} in the schema"))
+/// `providers schema -json` in a working folder initialised from the mirror, as a user runs
+/// it: the provider's part, asked once for every test of this file.
+fn provider_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a working directory");
+        fs::write(dir.path().join("main.tf"), CONFIG).expect("write main.tf");
+        let engine = Engine::new(dir.path());
+        let init = engine.init();
+        assert!(init.success(), "init failed:\n{init}");
+        let schema = engine.run(&["providers", "schema", "-json"]);
+        assert!(schema.success(), "providers schema -json failed:\n{schema}");
+        let json: Value = serde_json::from_str(&schema.stdout)
+            .unwrap_or_else(|e| panic!("providers schema -json printed no JSON ({e}):\n{schema}"));
+        json["provider_schemas"][PROVIDER_ADDRESS].clone()
+    })
 }
 
-fn reference() -> BTreeMap<String, Vec<RefPath>> {
+/// One part of the provider's schema (`resource_schemas`, `data_source_schemas` ...); an
+/// absent part is empty, so each missing type is reported.
+fn provider_schemas(part: &str) -> serde_json::Map<String, Value> {
+    provider_schema()[part].as_object().cloned().unwrap_or_default()
+}
+
+/// The reference rows of one kind (`resource`, `data`, `ephemeral`).
+fn reference(kind: &str) -> BTreeMap<String, Vec<RefPath>> {
     let path = paths::workspace_root().join(REFERENCE);
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    parse_reference(&text).unwrap_or_else(|e| panic!("{REFERENCE}: {e}"))
+    parse_reference(&text, kind).unwrap_or_else(|e| panic!("{REFERENCE}: {e}"))
 }
 
 #[test]
 fn every_reference_resource_type_conforms() {
-    let reference = reference();
+    let reference = reference("resource");
     assert_eq!(reference.len(), 81, "{REFERENCE}: resource types");
     for (name, _) in PENDING {
         assert!(
@@ -679,7 +881,7 @@ fn every_reference_resource_type_conforms() {
             "pending type {name} is not in {REFERENCE}"
         );
     }
-    let schemas = provider_resource_schemas();
+    let schemas = provider_schemas("resource_schemas");
     let result = compare(&reference, &schemas, &PENDING);
     let summary = result.summary();
     say(&summary);
@@ -695,6 +897,130 @@ fn every_reference_resource_type_conforms() {
     }
     let pending: usize = result.pending.values().map(|(types, _)| types).sum();
     assert_eq!(result.conforming_types + pending, result.types);
+}
+
+/// Every data source of the reference, every path with its flags (27 of 27).
+#[test]
+fn every_reference_data_source_conforms() {
+    let reference = reference("data");
+    assert_eq!(reference.len(), 27, "{REFERENCE}: data sources");
+    let result = compare_strict(
+        &reference,
+        &provider_schemas("data_source_schemas"),
+        "data sources",
+    );
+    let summary = result.summary();
+    say(&summary);
+    assert!(result.ok(), "{summary}\n{}", result.details());
+}
+
+/// Every ephemeral resource of the reference, every path with its flags (2 of 2).
+#[test]
+fn every_reference_ephemeral_resource_conforms() {
+    let reference = reference("ephemeral");
+    assert_eq!(reference.len(), 2, "{REFERENCE}: ephemeral resources");
+    let schemas = provider_schemas("ephemeral_resource_schemas");
+    let result = compare_strict(&reference, &schemas, "ephemeral resources");
+    let summary = result.summary();
+    say(&summary);
+    assert!(result.ok(), "{summary}\n{}", result.details());
+}
+
+/// hashicorp's three provider functions, with their parameters and return types (3 of 3).
+#[test]
+fn every_provider_function_conforms() {
+    let mismatches = compare_functions(&provider_schemas("functions"));
+    let summary = format!(
+        "schema conformance: {} of {} provider functions",
+        FUNCTIONS.len()
+            - mismatches
+                .iter()
+                .map(|m| m.split(':').next())
+                .collect::<BTreeSet<_>>()
+                .len(),
+        FUNCTIONS.len()
+    );
+    say(&summary);
+    assert!(mismatches.is_empty(), "{summary}\n  {}", mismatches.join("\n  "));
+}
+
+/// The strict comparison and the function comparison, on hand-made schemas.
+#[test]
+fn the_strict_comparison_checks_read_only_paths_and_flags() {
+    let reference = parse_reference(
+        "data\tkubernetes_thing\tid\tattribute\tsimple\tstring\toptional,computed\n\
+         data\tkubernetes_thing\tmetadata\tblock\tlist\tobject\trequired\n\
+         data\tkubernetes_thing\tmetadata.name\tattribute\tsimple\tstring\toptional,computed\n\
+         data\tkubernetes_thing\tmetadata.uid\tattribute\tsimple\tstring\tcomputed,read-only\n\
+         data\tkubernetes_thing\tspec\tcomputed_object\tlist\tobject\tcomputed,read-only\n\
+         data\tkubernetes_thing\tspec.ip\tattribute\tsimple\tstring\tcomputed,read-only\n\
+         data\tkubernetes_thing\tspec.port\tcomputed_object\tlist\tobject\tcomputed,read-only\n\
+         data\tkubernetes_thing\tspec.port.number\tattribute\tsimple\tnumber\tcomputed,read-only\n\
+         data\tkubernetes_other\tname\tattribute\tsimple\tstring\trequired\n\
+         resource\tkubernetes_thing\tname\tattribute\tsimple\tstring\trequired\n",
+        "data",
+    )
+    .expect("a valid reference snippet");
+    assert_eq!(reference.len(), 2, "data rows only");
+    let port = serde_json::json!(["list", ["object", { "number": "number" }]]);
+    let good = serde_json::json!({ "kubernetes_thing": { "block": {
+        "attributes": {
+            "id": { "type": "string", "optional": true, "computed": true },
+            "spec": { "type": ["list", ["object", { "ip": "string", "port": port }]], "computed": true }
+        },
+        "block_types": { "metadata": { "nesting_mode": "list", "min_items": 1, "block": {
+            "attributes": {
+                "name": { "type": "string", "optional": true, "computed": true },
+                "uid": { "type": "string", "computed": true }
+            }
+        }}}
+    }}});
+    let result = compare_strict(&reference, good.as_object().expect("an object"), "data sources");
+    assert_eq!(
+        result.mismatches,
+        ["kubernetes_other: expected the type (1 paths), found nothing"]
+    );
+    assert_eq!(
+        result.summary(),
+        "schema conformance: 1 of 2 data sources, 8 of 9 paths with their flags"
+    );
+    // A read-only path missing, a flag off (optional where optional,computed), a computed
+    // object as a block: each fails.
+    let bad = serde_json::json!({ "kubernetes_thing": { "block": {
+        "attributes": { "id": { "type": "string", "optional": true } },
+        "block_types": {
+            "metadata": { "nesting_mode": "list", "min_items": 1, "block": {
+                "attributes": { "name": { "type": "string", "optional": true, "computed": true } }
+            }},
+            "spec": { "nesting_mode": "list", "block": {
+                "attributes": { "ip": { "type": "string", "computed": true } }
+            }}
+        }
+    }}});
+    let result = compare_strict(&reference, bad.as_object().expect("an object"), "data sources");
+    assert_eq!(
+        result.mismatches,
+        [
+            "kubernetes_other: expected the type (1 paths), found nothing",
+            "kubernetes_thing id: expected optional,computed attribute string, found optional attribute string",
+            "kubernetes_thing metadata.uid: expected computed,read-only attribute string, found nothing",
+            "kubernetes_thing spec: expected computed,read-only computed object list, found optional block list (min_items 0)",
+            "kubernetes_thing spec.port: expected computed,read-only computed object list, found nothing",
+        ]
+    );
+    assert!(!result.ok());
+
+    let functions = serde_json::json!({
+        "manifest_decode": { "parameters": [{ "name": "manifest", "type": "string" }], "return_type": "dynamic" },
+        "manifest_decode_multi": { "parameters": [{ "name": "yaml", "type": "string" }], "return_type": "dynamic" }
+    });
+    assert_eq!(
+        compare_functions(functions.as_object().expect("an object")),
+        [
+            "manifest_decode_multi: expected parameters (manifest string), found (yaml string)",
+            "manifest_encode: expected the function, found nothing",
+        ]
+    );
 }
 
 /// The comparison itself: a hand-made schema against a reference snippet.
@@ -726,6 +1052,7 @@ fn the_comparison_reports_each_kind_of_mismatch() {
          resource\tkubernetes_other\tname\tattribute\tsimple\tstring\trequired\n\
          resource\tkubernetes_later\tname\tattribute\tsimple\tstring\trequired\n\
          data\tkubernetes_thing\tname\tattribute\tsimple\tstring\trequired\n",
+        "resource",
     )
     .expect("a valid reference snippet");
     assert_eq!(reference.len(), 3, "resource rows only");
@@ -796,6 +1123,7 @@ fn the_comparison_reports_each_kind_of_mismatch() {
          resource\tkubernetes_thing\tspec.a\tattribute\tsimple\tstring\toptional\n\
          resource\tkubernetes_thing\tspec.b\tblock\tlist\tobject\toptional\n\
          resource\tkubernetes_thing\tspec.b.c\tattribute\tsimple\tnumber\toptional\n",
+        "resource",
     )
     .expect("a valid reference snippet");
     let schemas = serde_json::json!({ "kubernetes_thing": { "block": { "attributes": {} } } });

@@ -6,6 +6,8 @@
 //! - [`types`], [`value`]: cty types and values; [`codec`]: msgpack and JSON on the wire;
 //! - [`schema`], [`diagnostics`]: what providers declare and report;
 //! - [`provider`]: the traits a provider, resource and data source implement;
+//!   [`function`] and [`ephemeral`]: provider-defined functions and ephemeral resources; [`identity`]:
+//!   resource identity schemas; [`list`]: list resources for `terraform query`;
 //! - [`server`]: the tfplugin6 gRPC service, translating requests to those traits
 //!   ([`proto`] holds the generated code);
 //! - [`handshake`], [`tls`], `listener`, `go_plugin`, `lifecycle`: go-plugin's handshake,
@@ -18,9 +20,13 @@
 
 pub mod codec;
 pub mod diagnostics;
+pub mod ephemeral;
+pub mod function;
 mod go_plugin;
 pub mod handshake;
+pub mod identity;
 mod lifecycle;
+pub mod list;
 mod listener;
 pub mod proto;
 pub mod provider;
@@ -31,7 +37,13 @@ pub mod types;
 pub mod value;
 
 pub use diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
+pub use ephemeral::{
+    CloseRequest, EphemeralResource, OpenRequest, OpenResponse, RenewRequest, RenewResponse,
+};
+pub use function::{Function, FunctionError, Parameter, Signature};
+pub use identity::{IdentityAttribute, IdentitySchema};
 pub use lifecycle::{serve, serve_async};
+pub use list::{ListEvent, ListRequest, ListResource, ListedObject};
 pub use provider::{
     ApplyRequest, ApplyResponse, DataSource, ImportRequest, ImportResponse, ImportedResource, PlanRequest,
     PlanResponse, Provider, ReadDataRequest, ReadDataResponse, ReadRequest, ReadResponse, Resource,

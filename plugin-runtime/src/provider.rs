@@ -1,4 +1,6 @@
-//! The provider interface: what a provider, a resource and a data source implement.
+//! The provider interface: what a provider, a resource and a data source implement
+//! (functions and ephemeral resources have their own modules, [`crate::function`] and
+//! [`crate::ephemeral`]).
 //!
 //! A resource is a schema plus validate/plan/apply/read/import functions over plain
 //! [`Value`]s. It never sees msgpack, gRPC or the handshake: the server module does that.
@@ -8,7 +10,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::diagnostics::{AttributePath, Diagnostics};
+use crate::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::ephemeral::EphemeralResource;
+use crate::function::Function;
+use crate::identity::IdentitySchema;
+use crate::list::ListResource;
 use crate::schema::Schema;
 use crate::value::Value;
 
@@ -38,6 +44,22 @@ pub trait Provider: Send + Sync + 'static {
 
     /// Every data source type this provider serves.
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+        Vec::new()
+    }
+
+    /// Every provider-defined function this provider serves.
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        Vec::new()
+    }
+
+    /// Every ephemeral resource type this provider serves.
+    fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
+        Vec::new()
+    }
+
+    /// Every list resource type this provider serves (`terraform query`), each named after
+    /// the managed resource whose objects it finds.
+    fn list_resources(&self) -> Vec<Arc<dyn ListResource>> {
         Vec::new()
     }
 
@@ -79,6 +101,28 @@ pub trait Resource: Send + Sync + 'static {
     /// stored JSON against the current schema, which is right while the version is 0.
     fn upgrade_state(&self, _version: i64, state: Value) -> Result<Value, Diagnostics> {
         Ok(state)
+    }
+
+    /// The identity schema, for resources that have one ([`crate::identity`]).
+    fn identity_schema(&self) -> Option<IdentitySchema> {
+        None
+    }
+
+    /// The identity of the object `state` describes, or `None` while `state` does not name
+    /// it yet (a create whose name is still unknown). Derived from state, so that the same
+    /// object always has the same identity.
+    fn identity(&self, _state: &Value) -> Option<Value> {
+        None
+    }
+
+    /// The import id an `import { identity = {...} }` block names, so that an import by
+    /// identity is an import by id.
+    fn import_id(&self, _identity: &Value) -> Result<String, Diagnostics> {
+        Err(Diagnostic::error(
+            "Import by identity is not supported",
+            format!("{} has no resource identity; import it by id", self.type_name()),
+        )
+        .into())
     }
 }
 

@@ -4,20 +4,27 @@
 //! Layers: [`provider`] (the provider block), [`resource`] (the machinery every typed kind
 //! shares) over [`kind`] and [`kinds`] (what differs per kind), [`manifest`] (any kind, as
 //! written), both through [`lifecycle`]; [`metadata`], [`plan`], [`guard`] are pure rules; [`objects`], [`cache`] and
-//! [`discovery`] talk to the API; [`ownership`] reads who owns which field.
+//! [`discovery`] talk to the API; [`ownership`] reads who owns which field. [`data_sources`]
+//! reads the cluster without writing; [`list`] finds existing objects for `terraform query`.
 
 pub mod cache;
 pub mod catalog;
 pub mod context;
+pub mod data_sources;
 pub mod discovery;
+pub mod ephemeral;
+pub mod functions;
 pub mod guard;
+pub mod identity;
 pub mod kind;
 pub mod kinds;
 pub mod lifecycle;
+pub mod list;
 pub mod manifest;
 pub mod metadata;
 pub mod objects;
 pub mod ownership;
+pub mod patch;
 pub mod plan;
 pub mod provider;
 pub mod resource;

@@ -59,6 +59,12 @@ pub async fn plan_guard(
     Ok(())
 }
 
+/// Whether the API server is deleting the object: its finalizers are still running.
+fn being_deleted(live: &Json) -> bool {
+    live.pointer("/metadata/deletionTimestamp")
+        .is_some_and(|t| !t.is_null())
+}
+
 /// How many times a guarded call is sent before a moving object ends it.
 const ATTEMPTS: usize = 2;
 
@@ -85,6 +91,9 @@ pub struct GuardedWrite<'a> {
     /// The object needs no write (only Terraform's own settings changed): once the guard has
     /// admitted it, the live object is returned as it is.
     pub unchanged: bool,
+    /// How long a create waits for an object of its name that is still being deleted (the
+    /// delete of a replace whose finalizers are still running).
+    pub timeout: Duration,
 }
 
 /// Writes, to the object exactly as the guard saw it. A create is never forced: nobody else
@@ -103,9 +112,15 @@ pub async fn guarded_apply(
         body,
         manager,
         unchanged,
+        timeout,
     } = write;
     for attempt in 1..=ATTEMPTS {
-        let live = objects::get(client, target).await.map_err(diag)?;
+        let mut live = objects::get(client, target).await.map_err(diag)?;
+        // An object on its way out is no object to adopt: the create waits until it is gone.
+        if check.creating && live.as_ref().is_some_and(being_deleted) {
+            objects::wait_gone(client, target, timeout).await.map_err(diag)?;
+            live = None;
+        }
         let mut warnings = Diagnostics::new();
         admit(check, live.as_ref(), seen, &mut warnings)?;
         if attempt == 1 {

@@ -20,92 +20,29 @@ use std::time::Duration;
 use async_trait::async_trait;
 use kube_estate::ESTATE_LABEL;
 use plugin_runtime::{
-    ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, NestedBlock, Nesting, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource,
-    Schema, Type, Value,
+    ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, IdentitySchema,
+    ImportRequest, ImportResponse, NestedBlock, Nesting, PlanRequest, PlanResponse, ReadRequest,
+    ReadResponse, Resource, Schema, Type, Value,
 };
 use regex::Regex;
 use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
-use crate::discovery::DiscoveryError;
+use crate::discovery::{DiscoveryError, Resolved};
 use crate::guard::{self, Check};
+use crate::identity::{self, ObjectIdentity};
 use crate::lifecycle::{self, GuardedWrite, diag};
+use crate::list::Listable;
 use crate::objects::{self, Manager, Target};
 use crate::ownership::Ownership;
 use crate::{metadata, plan, timeouts};
 
 const DEFAULT_FIELD_MANAGER: &str = "Terraform";
 const DEFAULT_COMPUTED_FIELDS: [&str; 2] = ["metadata.annotations", "metadata.labels"];
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+const DEFAULT_TIMEOUT: Duration = timeouts::DEFAULT;
 
 pub struct Manifest {
     ctx: Arc<Context>,
-}
-
-/// Which object a manifest names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Identity {
-    api_version: String,
-    kind: String,
-    namespace: Option<String>,
-    name: String,
-}
-
-impl Identity {
-    /// From a manifest: apiVersion, kind and metadata.name are required.
-    fn of(manifest: &Json) -> Result<Identity, Diagnostic> {
-        let text = |pointer: &str| {
-            manifest
-                .pointer(pointer)
-                .and_then(Json::as_str)
-                .map(str::to_string)
-        };
-        let missing = |what: &str, path: AttributePath| {
-            Diagnostic::error(
-                "Invalid manifest",
-                format!("The manifest must set {what} (a string)."),
-            )
-            .at(path)
-        };
-        let root = || AttributePath::root("manifest");
-        Ok(Identity {
-            api_version: text("/apiVersion")
-                .ok_or_else(|| missing("apiVersion", root().attribute("apiVersion")))?,
-            kind: text("/kind").ok_or_else(|| missing("kind", root().attribute("kind")))?,
-            namespace: text("/metadata/namespace"),
-            name: text("/metadata/name")
-                .ok_or_else(|| missing("metadata.name", root().attribute("metadata").attribute("name")))?,
-        })
-    }
-
-    /// From an import id `apiVersion=v1,kind=ConfigMap,namespace=x,name=y`.
-    fn parse_import_id(id: &str) -> Result<Identity, Diagnostic> {
-        let mut fields = std::collections::BTreeMap::new();
-        for part in id.split(',') {
-            if let Some((k, v)) = part.split_once('=') {
-                fields.insert(k.trim(), v.trim().to_string());
-            }
-        }
-        let mut take = |k: &str| fields.remove(k).filter(|v| !v.is_empty());
-        match (take("apiVersion"), take("kind"), take("name")) {
-            (Some(api_version), Some(kind), Some(name)) => Ok(Identity {
-                api_version,
-                kind,
-                namespace: take("namespace"),
-                name,
-            }),
-            _ => Err(Diagnostic::error(
-                "Invalid import id",
-                format!(
-                    "{id:?} is not a manifest import id: expected \
-                     \"apiVersion=<apiVersion>,kind=<kind>,namespace=<namespace>,name=<name>\" \
-                     (namespace left out for cluster-scoped kinds), e.g. \
-                     \"apiVersion=v1,kind=ConfigMap,namespace=shop,name=handoff\"."
-                ),
-            )),
-        }
-    }
 }
 
 /// The live object through the manifest's shape: the keys the manifest sets, recursively;
@@ -191,7 +128,7 @@ fn object_value(live: &Json, manifest: &Json) -> Value {
 
 /// A live object as the manifest a user would write for it: no status, no server
 /// bookkeeping, no estate label.
-fn as_manifest(live: &Json) -> Json {
+pub(crate) fn as_manifest(live: &Json) -> Json {
     let mut m = live.clone();
     if let Some(map) = m.as_object_mut() {
         map.remove("status");
@@ -246,21 +183,45 @@ impl Manifest {
         Manifest { ctx }
     }
 
-    async fn target(&self, client: &kube::Client, identity: &Identity) -> Result<Target, DiscoveryError> {
+    async fn target(
+        &self,
+        client: &kube::Client,
+        identity: &ObjectIdentity,
+    ) -> Result<Target, DiscoveryError> {
         let resolved = self
             .ctx
             .discovery
             .resolve(client, &identity.api_version, &identity.kind)
             .await?;
+        Ok(Self::locate(resolved, identity))
+    }
+
+    /// The target of a kind that may not be served yet (a CustomResourceDefinition applied
+    /// earlier in this run): waits up to `timeout` for the server to serve it.
+    async fn target_awaiting(
+        &self,
+        client: &kube::Client,
+        identity: &ObjectIdentity,
+        timeout: Duration,
+    ) -> Result<Target, DiscoveryError> {
+        let resolved = self
+            .ctx
+            .discovery
+            .await_served(client, &identity.api_version, &identity.kind, timeout)
+            .await?;
+        Ok(Self::locate(resolved, identity))
+    }
+
+    fn locate(resolved: Resolved, identity: &ObjectIdentity) -> Target {
         let namespace = match (resolved.namespaced, &identity.namespace) {
             (true, ns) => Some(ns.clone().unwrap_or_else(|| "default".into())),
             (false, _) => None,
         };
-        Ok(Target {
+        Target {
             resource: resolved.resource,
             namespace,
             name: identity.name.clone(),
-        })
+        }
     }
 
     /// The state for a live object; fields other managers own never show.
@@ -276,18 +237,6 @@ impl Manifest {
         state
     }
 
-    fn import_id(identity: &Identity) -> String {
-        let ns = identity
-            .namespace
-            .as_ref()
-            .map(|ns| format!("namespace={ns},"))
-            .unwrap_or_default();
-        format!(
-            "apiVersion={},kind={},{ns}name={}",
-            identity.api_version, identity.kind, identity.name
-        )
-    }
-
     /// Returns the new state and its private data: the fingerprint a refresh of the unchanged
     /// object will record too, so a saved plan stays valid when nothing moved.
     async fn write(
@@ -299,10 +248,19 @@ impl Manifest {
         let estate = conn.estate.as_str();
         let planned = &req.planned_state;
         let manifest = planned.get("manifest").to_json();
-        let identity = Identity::of(&manifest).map_err(diag)?;
-        let target = self.target(&conn.client, &identity).await.map_err(diag)?;
+        let identity = ObjectIdentity::of_manifest(&manifest).map_err(diag)?;
+        let operation = if req.prior_state.is_null() {
+            "create"
+        } else {
+            "update"
+        };
+        let timeout = timeouts::of(planned, operation, DEFAULT_TIMEOUT);
+        let target = self
+            .target_awaiting(&conn.client, &identity, timeout)
+            .await
+            .map_err(diag)?;
         let object = target.object_ref();
-        let import_id = Self::import_id(&identity);
+        let import_id = identity.manifest_import_id();
         let check = Check {
             object: &object,
             estate,
@@ -334,15 +292,10 @@ impl Manifest {
             body: &body,
             manager,
             unchanged: false,
+            timeout: timeouts::of(planned, "create", DEFAULT_TIMEOUT),
         };
         let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
         let state = plan::settle(planned, &self.state_of(&applied, planned));
-        let operation = if req.prior_state.is_null() {
-            "create"
-        } else {
-            "update"
-        };
-        let timeout = timeouts::of(planned, operation, DEFAULT_TIMEOUT);
         if let Some(wait) = Wait::of_resource(planned) {
             let done = |live: Option<&Json>| live.is_some_and(|o| wait.satisfied(o));
             if let Err(e) =
@@ -356,10 +309,16 @@ impl Manifest {
 
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
-        let identity = Identity::of(&req.prior_state.get("manifest").to_json()).map_err(diag)?;
-        let target = self.target(&conn.client, &identity).await.map_err(diag)?;
+        let identity =
+            ObjectIdentity::of_manifest(&req.prior_state.get("manifest").to_json()).map_err(diag)?;
+        let target = match self.target(&conn.client, &identity).await {
+            Ok(target) => target,
+            // Its kind is gone (the CustomResourceDefinition was deleted): so are its objects.
+            Err(DiscoveryError::Unknown { .. }) => return Ok(()),
+            Err(e) => return Err(diag(e)),
+        };
         let object = target.object_ref();
-        let import_id = Self::import_id(&identity);
+        let import_id = identity.manifest_import_id();
         let check = Check {
             object: &object,
             estate: conn.estate.as_str(),
@@ -372,6 +331,20 @@ impl Manifest {
         let timeout = timeouts::of(&req.prior_state, "delete", DEFAULT_TIMEOUT);
         lifecycle::delete(&self.ctx, &conn.client, &target, &check, Some(timeout)).await
     }
+}
+
+/// The plan's warning for a manifest whose kind the server does not serve yet.
+fn not_served_yet(e: &DiscoveryError, identity: &ObjectIdentity) -> Diagnostic {
+    Diagnostic::warning(
+        e.to_string(),
+        format!(
+            "{}/{} {:?} is planned from the configuration as written and checked at apply, which \
+             first waits (up to `timeouts.create`) for a CustomResourceDefinition to serve the kind, \
+             e.g. one created earlier in the same apply (depends_on).",
+            identity.api_version, identity.kind, identity.name
+        ),
+    )
+    .at(AttributePath::root("manifest"))
 }
 
 /// The `wait` block: rollout, field patterns, status conditions.
@@ -516,6 +489,18 @@ impl Resource for Manifest {
         "kubernetes_manifest"
     }
 
+    fn identity_schema(&self) -> Option<IdentitySchema> {
+        Some(identity::schema())
+    }
+
+    fn identity(&self, state: &Value) -> Option<Value> {
+        identity::of_manifest(state)
+    }
+
+    fn import_id(&self, identity: &Value) -> Result<String, Diagnostics> {
+        identity::manifest_import_id(identity)
+    }
+
     fn schema(&self) -> Schema {
         let field_manager = Block::new("Configure field manager options.")
             .attribute(Attribute::optional(
@@ -614,7 +599,7 @@ impl Resource for Manifest {
             return out;
         }
         let json = manifest.to_json();
-        if let Err(d) = Identity::of(&json) {
+        if let Err(d) = ObjectIdentity::of_manifest(&json) {
             out.push(d);
         }
         if let Some(d) = secret::plan_output_warning(&json) {
@@ -651,10 +636,10 @@ impl Resource for Manifest {
             return Ok(response);
         }
         let desired = manifest.to_json();
-        let identity = Identity::of(&desired).map_err(diag)?;
+        let identity = ObjectIdentity::of_manifest(&desired).map_err(diag)?;
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
         if let Some(prior) = prior {
-            let before = Identity::of(&prior.get("manifest").to_json()).ok();
+            let before = ObjectIdentity::of_manifest(&prior.get("manifest").to_json()).ok();
             if before.as_ref() != Some(&identity) {
                 response.requires_replace = vec![AttributePath::root("manifest")];
             }
@@ -679,15 +664,17 @@ impl Resource for Manifest {
         }
         let target = match self.target(&conn.client, &identity).await {
             Ok(target) => target,
-            // A kind this run installs (a CRD another resource creates): apply checks.
-            Err(DiscoveryError::Unknown { .. }) if prior.is_none() => {
+            // A kind this run installs (a CRD another resource creates): apply waits for it
+            // and checks then.
+            Err(e @ DiscoveryError::Unknown { .. }) if prior.is_none() => {
+                response.diagnostics.push(not_served_yet(&e, &identity));
                 response.planned_state = planned;
                 return Ok(response);
             }
             Err(e) => return Err(diag(e)),
         };
         let object = target.object_ref();
-        let import_id = Self::import_id(&identity);
+        let import_id = identity.manifest_import_id();
         let check = Check {
             object: &object,
             estate,
@@ -720,8 +707,19 @@ impl Resource for Manifest {
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         // A state whose manifest names no object stays as it is.
-        let target = match Identity::of(&req.current_state.get("manifest").to_json()) {
-            Ok(identity) => Some(self.target(&conn.client, &identity).await.map_err(diag)?),
+        let target = match ObjectIdentity::of_manifest(&req.current_state.get("manifest").to_json()) {
+            Ok(identity) => match self.target(&conn.client, &identity).await {
+                Ok(target) => Some(target),
+                // No kind, no object: the CustomResourceDefinition was deleted, and its
+                // objects with it.
+                Err(DiscoveryError::Unknown { .. }) => {
+                    return Ok(ReadResponse {
+                        new_state: Value::Null,
+                        ..Default::default()
+                    });
+                }
+                Err(e) => return Err(diag(e)),
+            },
             Err(_) => None,
         };
         let manager = manager_of(&req.current_state).to_string();
@@ -733,24 +731,57 @@ impl Resource for Manifest {
 
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
-        let identity = Identity::parse_import_id(&req.id).map_err(diag)?;
+        let identity = ObjectIdentity::from_manifest_import_id(&req.id).map_err(diag)?;
         let target = self.target(&conn.client, &identity).await.map_err(diag)?;
         lifecycle::import(&conn.client, &target, req.type_name, |live| {
-            let live = &Ownership::of(live, DEFAULT_FIELD_MANAGER).without_foreign(live);
-            let manifest = as_manifest(live);
-            plan::conform(
-                &self.schema().block,
-                Value::object([
-                    ("manifest", Value::from_json(&manifest)),
-                    ("object", object_value(live, &manifest)),
-                    (
-                        "estate",
-                        Value::from(metadata::estate_of(live).map(str::to_string)),
-                    ),
-                ]),
-            )
+            self.imported_state(live)
         })
         .await
+    }
+}
+
+#[async_trait]
+impl Listable for Manifest {
+    fn list_attributes(&self) -> Vec<Attribute> {
+        vec![
+            Attribute::required(
+                "api_version",
+                Type::String,
+                "The apiVersion to list, e.g. `apps/v1`.",
+            ),
+            Attribute::required("kind", Type::String, "The kind to list, e.g. `Deployment`."),
+        ]
+    }
+
+    async fn collection(&self, ctx: &Context, config: &Value) -> Result<Resolved, Diagnostics> {
+        let conn = ctx.connection().map_err(diag)?;
+        let text = |name: &str| config.get(name).as_str().unwrap_or_default().to_string();
+        ctx.discovery
+            .resolve(&conn.client, &text("api_version"), &text("kind"))
+            .await
+            .map_err(|e| {
+                diag(e)
+                    .into_iter()
+                    .map(|d| d.at(AttributePath::root("kind")))
+                    .collect()
+            })
+    }
+
+    /// The whole live object as the manifest (fields other managers own left out).
+    fn imported_state(&self, live: &Json) -> Value {
+        let live = &Ownership::of(live, DEFAULT_FIELD_MANAGER).without_foreign(live);
+        let manifest = as_manifest(live);
+        plan::conform(
+            &self.schema().block,
+            Value::object([
+                ("manifest", Value::from_json(&manifest)),
+                ("object", object_value(live, &manifest)),
+                (
+                    "estate",
+                    Value::from(metadata::estate_of(live).map(str::to_string)),
+                ),
+            ]),
+        )
     }
 }
 
@@ -761,10 +792,11 @@ mod tests {
 
     #[test]
     fn import_ids_name_the_object() {
-        let id = Identity::parse_import_id("apiVersion=v1,kind=ConfigMap,namespace=x,name=y").unwrap();
+        let id = ObjectIdentity::from_manifest_import_id("apiVersion=v1,kind=ConfigMap,namespace=x,name=y")
+            .unwrap();
         assert_eq!(
             id,
-            Identity {
+            ObjectIdentity {
                 api_version: "v1".into(),
                 kind: "ConfigMap".into(),
                 namespace: Some("x".into()),
@@ -772,12 +804,13 @@ mod tests {
             }
         );
         assert_eq!(
-            Manifest::import_id(&id),
+            id.manifest_import_id(),
             "apiVersion=v1,kind=ConfigMap,namespace=x,name=y"
         );
-        let cluster = Identity::parse_import_id("apiVersion=v1,kind=Namespace,name=shop").unwrap();
+        let cluster =
+            ObjectIdentity::from_manifest_import_id("apiVersion=v1,kind=Namespace,name=shop").unwrap();
         assert_eq!(cluster.namespace, None);
-        assert!(Identity::parse_import_id("v1/ConfigMap/x/y").is_err());
+        assert!(ObjectIdentity::from_manifest_import_id("v1/ConfigMap/x/y").is_err());
     }
 
     #[test]

@@ -354,15 +354,45 @@ pub async fn list(
     namespace: Option<&str>,
     selector: &str,
 ) -> Result<Vec<Json>, ApiError> {
-    let api = api(client, resource, namespace);
     let params = ListParams::default().labels(selector);
+    list_with(client, resource, namespace, &params, &format!("({selector})")).await
+}
+
+/// Every object of a kind matching `params` (selectors, limit), in one request; `what` names
+/// the collection in errors, where an object's name would be.
+pub async fn list_with(
+    client: &Client,
+    resource: &ApiResource,
+    namespace: Option<&str>,
+    params: &ListParams,
+    what: &str,
+) -> Result<Vec<Json>, ApiError> {
+    let (items, _) = list_page(client, resource, namespace, params, what).await?;
+    Ok(items)
+}
+
+/// One page of a LIST: the objects matching `params` (whose `limit` and `continue` choose the
+/// page), and the token that continues after it (`None` on the last page). `what` as in
+/// [`list_with`].
+pub async fn list_page(
+    client: &Client,
+    resource: &ApiResource,
+    namespace: Option<&str>,
+    params: &ListParams,
+    what: &str,
+) -> Result<(Vec<Json>, Option<String>), ApiError> {
+    let api = api(client, resource, namespace);
     let what = ObjectRef {
         kind: resource.kind.clone(),
         namespace: namespace.map(str::to_string),
-        name: format!("({selector})"),
+        name: what.to_string(),
     };
-    let list = with_retry(|| api.list(&params))
+    let list = with_retry(|| api.list(params))
         .await
         .map_err(|e| ApiError::from_kube(e, &what, "list"))?;
-    Ok(list.items.into_iter().map(|o| to_json(o, resource)).collect())
+    let next = list.metadata.continue_.filter(|token| !token.is_empty());
+    Ok((
+        list.items.into_iter().map(|o| to_json(o, resource)).collect(),
+        next,
+    ))
 }

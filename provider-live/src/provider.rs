@@ -5,14 +5,20 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use plugin_runtime::{
-    Attribute, AttributePath, Diagnostic, Diagnostics, Provider, Resource, Schema, Type, Value,
+    Attribute, AttributePath, DataSource, Diagnostic, Diagnostics, EphemeralResource, Function, ListResource,
+    Provider, Resource, Schema, Type, Value,
 };
 use regex::Regex;
 
 use crate::context::Context;
+use crate::data_sources;
+use crate::ephemeral;
+use crate::functions;
 use crate::kinds;
+use crate::list;
 use crate::manifest::Manifest;
 use crate::metadata::Ignore;
+use crate::patch;
 
 const DESCRIPTION: &str = "Kubernetes resources compatible with hashicorp/kubernetes, every object \
     label-stamped `tofu-estate=<estate>`: objects of this estate are adopted after a lost state, \
@@ -104,7 +110,27 @@ impl Provider for LiveProvider {
     fn resources(&self) -> Vec<Arc<dyn Resource>> {
         let mut all = kinds::resources(&self.ctx);
         all.push(Arc::new(Manifest::new(self.ctx.clone())));
+        all.extend(patch::resources(&self.ctx));
         all
+    }
+
+    fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
+        data_sources::all(&self.ctx)
+    }
+
+    fn functions(&self) -> Vec<Arc<dyn Function>> {
+        functions::all()
+    }
+
+    fn ephemeral_resources(&self) -> Vec<Arc<dyn EphemeralResource>> {
+        ephemeral::all(&self.ctx)
+    }
+
+    /// Terraform 1.14+ only (`terraform query`); engines without list resources never ask.
+    fn list_resources(&self) -> Vec<Arc<dyn ListResource>> {
+        let mut targets = kinds::listable(&self.ctx);
+        targets.push(Arc::new(Manifest::new(self.ctx.clone())));
+        list::all(targets, &self.ctx)
     }
 }
 

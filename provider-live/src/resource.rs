@@ -7,18 +7,20 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use kube::api::ApiResource;
 use plugin_runtime::{
-    ApplyRequest, ApplyResponse, Attribute, Diagnostic, Diagnostics, ImportRequest, ImportResponse,
-    PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
+    ApplyRequest, ApplyResponse, Attribute, Diagnostic, Diagnostics, IdentitySchema, ImportRequest,
+    ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
 };
 use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
+use crate::discovery::Resolved;
 use crate::guard::{self, Check};
 use crate::kind::{Kind, KindInfo};
 use crate::lifecycle::{self, GuardedWrite, diag};
+use crate::list::Listable;
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
 use crate::ownership::Ownership;
-use crate::{metadata, plan, timeouts};
+use crate::{identity, metadata, plan, timeouts};
 
 pub struct TypedResource<K: Kind> {
     kind: K,
@@ -173,6 +175,7 @@ impl<K: Kind> TypedResource<K> {
                         force: true,
                     },
                     unchanged,
+                    timeout: timeouts::of(&req.planned_state, "create", timeouts::DEFAULT),
                 };
                 let applied = lifecycle::guarded_apply(&self.ctx, client, write, diagnostics).await?;
                 match stray_keys(&body, &applied) {
@@ -415,6 +418,19 @@ impl<K: Kind> Resource for TypedResource<K> {
         .await
     }
 
+    fn identity_schema(&self) -> Option<IdentitySchema> {
+        Some(identity::schema())
+    }
+
+    /// `None` while the name or namespace is unknown (a create the server names).
+    fn identity(&self, state: &Value) -> Option<Value> {
+        identity::of_typed(self.info(), state)
+    }
+
+    fn import_id(&self, identity: &Value) -> Result<String, Diagnostics> {
+        identity::typed_import_id(self.info(), identity)
+    }
+
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let info = self.info();
@@ -425,9 +441,24 @@ impl<K: Kind> Resource for TypedResource<K> {
             name,
         };
         lifecycle::import(&conn.client, &target, req.type_name, |live| {
-            self.state_of(live, &Value::Null)
+            self.imported_state(live)
         })
         .await
+    }
+}
+
+#[async_trait]
+impl<K: Kind> Listable for TypedResource<K> {
+    async fn collection(&self, _: &Context, _: &Value) -> Result<Resolved, Diagnostics> {
+        Ok(Resolved {
+            resource: api_resource(self.info()),
+            namespaced: self.info().namespaced,
+        })
+    }
+
+    /// What an import makes: no prior, so the fields some manager wrote show.
+    fn imported_state(&self, live: &Json) -> Value {
+        self.state_of(live, &Value::Null)
     }
 }
 

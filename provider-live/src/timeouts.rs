@@ -6,6 +6,10 @@ use std::time::Duration;
 use kube_estate::ObjectRef;
 use plugin_runtime::{Attribute, Block, Diagnostic, NestedBlock, Nesting, Type, Value};
 
+/// How long an operation waits when the `timeouts` block does not say: hashicorp's usual 10
+/// minutes.
+pub const DEFAULT: Duration = Duration::from_secs(600);
+
 /// A `timeouts` block (single nesting, as hashicorp/kubernetes has it) with these operations.
 pub fn block(operations: &[&str]) -> NestedBlock {
     let block = operations

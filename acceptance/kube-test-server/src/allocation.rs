@@ -7,15 +7,41 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use crate::resources;
+use crate::status::ApiError;
 use crate::store::Store;
+use crate::validation::{self, FieldError};
 
 const NODE_PORTS: std::ops::RangeInclusive<i64> = 30000..=32767;
 
 /// Fills the addresses and ports a Service needs and lacks; `old` is the stored version on
-/// update (its allocations carry over when the request leaves them out).
-pub fn allocate(store: &Store, service: &mut Value, old: Option<&Value>) {
+/// update (its allocations carry over when the request leaves them out). A node port asked
+/// for that another Service holds is the registry's 422, as on a real apiserver.
+pub fn allocate(store: &Store, service: &mut Value, old: Option<&Value>) -> Result<(), ApiError> {
     if let Some(old) = old {
         keep_node_ports(&old["spec"], &mut service["spec"]);
+    }
+    let mut used = used_node_ports(store, service);
+    let taken: Vec<FieldError> = service["spec"]["ports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, p["nodePort"].as_i64().filter(|n| *n != 0)?)))
+        .filter(|(_, n)| used.contains(n))
+        .map(|(i, n)| {
+            FieldError::invalid(
+                format!("spec.ports[{i}].nodePort"),
+                &json!(n),
+                "provided port is already allocated",
+            )
+        })
+        .collect();
+    if !taken.is_empty() {
+        let name = service["metadata"]["name"].as_str().unwrap_or_default();
+        return Err(ApiError {
+            code: 422,
+            body: validation::invalid_status("Service", "", name, &taken),
+        });
     }
     if needs_cluster_ip(service) {
         let ip = free_cluster_ip(store);
@@ -23,7 +49,6 @@ pub fn allocate(store: &Store, service: &mut Value, old: Option<&Value>) {
         service["spec"]["clusterIPs"] = json!([ip]);
     }
     let spec = &mut service["spec"];
-    let mut used = used_node_ports(store);
     let mut next = || {
         let seed = (uuid::Uuid::new_v4().as_u128() % 2768) as i64;
         let span = NODE_PORTS.end() - NODE_PORTS.start() + 1;
@@ -44,6 +69,7 @@ pub fn allocate(store: &Store, service: &mut Value, old: Option<&Value>) {
     if needs_health_check_port(spec) && spec["healthCheckNodePort"].as_i64().is_none_or(|p| p == 0) {
         spec["healthCheckNodePort"] = json!(next());
     }
+    Ok(())
 }
 
 /// Whether a Service still needs a cluster IP allocated.
@@ -102,9 +128,14 @@ fn keep_node_ports(old: &Value, new: &mut Value) {
     }
 }
 
-fn used_node_ports(store: &Store) -> HashSet<i64> {
+/// The node ports Services other than `service` hold.
+fn used_node_ports(store: &Store, service: &Value) -> HashSet<i64> {
     let mut used = HashSet::new();
-    for s in store.list(&resources::SERVICES.key(), None) {
+    let same = |s: &Value| {
+        s["metadata"]["namespace"] == service["metadata"]["namespace"]
+            && s["metadata"]["name"] == service["metadata"]["name"]
+    };
+    for s in store.list(&resources::SERVICES.key(), None).filter(|s| !same(s)) {
         used.extend(
             s["spec"]["ports"]
                 .as_array()
@@ -141,17 +172,39 @@ mod tests {
     fn node_ports_allocated_and_kept() {
         let store = Store::new();
         let mut lb = json!({"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "ports": [{"name": "http", "port": 80}]}});
-        allocate(&store, &mut lb, None);
+        allocate(&store, &mut lb, None).unwrap();
         let node_port = lb["spec"]["ports"][0]["nodePort"].as_i64().unwrap();
         assert!(NODE_PORTS.contains(&node_port));
         assert!(NODE_PORTS.contains(&lb["spec"]["healthCheckNodePort"].as_i64().unwrap()));
         assert!(lb["spec"]["clusterIP"].as_str().unwrap().starts_with("10.96."));
         let mut update = json!({"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "clusterIP": lb["spec"]["clusterIP"], "ports": [{"name": "http", "port": 80}]}});
-        allocate(&store, &mut update, Some(&lb));
+        allocate(&store, &mut update, Some(&lb)).unwrap();
         assert_eq!(update["spec"]["ports"][0]["nodePort"], node_port);
         assert_eq!(
             update["spec"]["healthCheckNodePort"],
             lb["spec"]["healthCheckNodePort"]
+        );
+    }
+
+    #[test]
+    fn a_node_port_another_service_holds_is_refused() {
+        let mut store = Store::new();
+        let service = |name: &str| {
+            json!({"metadata": {"name": name, "namespace": "a"},
+                   "spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 30917}]}})
+        };
+        let mut first = service("first");
+        allocate(&store, &mut first, None).unwrap();
+        store.put(&resources::SERVICES.key(), first.clone());
+        // The Service itself may keep its port on update; another may not take it.
+        allocate(&store, &mut first.clone(), Some(&first)).unwrap();
+        let refused = allocate(&store, &mut service("second"), None).unwrap_err();
+        assert_eq!(refused.code, 422);
+        let message = refused.body["message"].as_str().unwrap_or_default();
+        assert!(
+            message
+                .contains("spec.ports[0].nodePort: Invalid value: 30917: provided port is already allocated"),
+            "{message}"
         );
     }
 }

@@ -10,6 +10,7 @@ use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 
 use crate::auth::{Authn, UserInfo};
+use crate::crd;
 use crate::discovery;
 use crate::handlers::Call;
 use crate::openapi;
@@ -369,7 +370,11 @@ async fn dispatch(st: &Shared, ctx: &Ctx, route: Route) -> Result<Reply, ApiErro
         Route::CoreVersions | Route::Groups => {
             let core = route == Route::CoreVersions;
             if wants_aggregated(ctx.accept()) {
-                let mut r = Reply::json(200, discovery::aggregated(core));
+                let mut doc = discovery::aggregated(core);
+                if !core {
+                    crd::add_aggregated(st, &mut doc);
+                }
+                let mut r = Reply::json(200, doc);
                 r.content_type = discovery::AGGREGATED_CONTENT_TYPE.into();
                 return Ok(r);
             }
@@ -378,14 +383,18 @@ async fn dispatch(st: &Shared, ctx: &Ctx, route: Route) -> Result<Reply, ApiErro
                 if core {
                     discovery::core_versions(&st.address)
                 } else {
-                    discovery::groups()
+                    let mut doc = discovery::groups();
+                    crd::add_groups(st, &mut doc);
+                    doc
                 },
             ))
         }
         Route::Group(g) => Ok(discovery::group(&g)
+            .or_else(|| crd::group(st, &g))
             .map(|d| Reply::json(200, d))
             .unwrap_or_else(Reply::page_not_found)),
         Route::GroupVersion(g, v) => Ok(discovery::group_version(&g, &v)
+            .or_else(|| crd::group_version(st, &g, &v))
             .map(|d| Reply::json(200, d))
             .unwrap_or_else(Reply::page_not_found)),
         Route::Resource(rp) => resource(st, ctx, rp).await,
@@ -456,7 +465,11 @@ fn unstored(ctx: &Ctx, rp: &ResourcePath) -> Result<Reply, ApiError> {
 }
 
 async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, ApiError> {
-    if !discovery::serves_group_version(&rp.group, &rp.version) {
+    let builtin = discovery::serves_group_version(&rp.group, &rp.version);
+    let custom = (!builtin)
+        .then(|| crd::find(st, &rp.group, &rp.version, &rp.resource))
+        .flatten();
+    if !builtin && custom.is_none() && !crd::serves(st, &rp.group, &rp.version) {
         return Ok(Reply::page_not_found());
     }
     if rp.group == "authorization.k8s.io"
@@ -465,9 +478,12 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
     {
         return Ok(reply);
     }
-    let Some(rt) = resources::find(&rp.group, &rp.version, &rp.resource) else {
+    let Some(rt) = resources::find(&rp.group, &rp.version, &rp.resource).or(custom.as_ref().map(|c| c.rt))
+    else {
         return unstored(ctx, &rp);
     };
+    // A custom kind's table has the default columns whatever its name.
+    let table_kind = if rt.custom { "" } else { rt.kind };
     let namespace_mismatch = if rt.namespaced {
         rp.namespace.is_none() && rp.name.is_some()
     } else {
@@ -487,14 +503,15 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
             String::new()
         },
         name: rp.name.clone(),
+        custom,
     };
     if let Some(sub) = rp.subresource.as_deref() {
         return subresources::handle(&call, sub);
     }
     let reply = match (&ctx.method, call.name.is_some()) {
-        (&Method::GET, true) => call.get().map(|r| as_table(ctx, rt.kind, r)),
+        (&Method::GET, true) => call.get().map(|r| as_table(ctx, table_kind, r)),
         (&Method::GET, false) if ctx.query.flag("watch") => watch::serve(&call),
-        (&Method::GET, false) => call.list().map(|r| as_table(ctx, rt.kind, r)),
+        (&Method::GET, false) => call.list().map(|r| as_table(ctx, table_kind, r)),
         (&Method::POST, false) => call.create(),
         (&Method::PUT, true) => call.update(),
         (&Method::PATCH, true) => call.patch(),

@@ -59,13 +59,19 @@ pub fn schedule_namespace_cleanup(st: &Shared, namespace: &str) {
         tokio::time::sleep(st.namespace_grace / 4).await;
         {
             let mut store = st.store();
-            for rt in resources::ALL.iter().filter(|r| r.namespaced) {
+            let custom = crate::crd::namespaced_keys(&store);
+            let keys = resources::ALL
+                .iter()
+                .filter(|r| r.namespaced)
+                .map(ResourceType::key)
+                .chain(custom);
+            for key in keys.collect::<Vec<_>>() {
                 let names: Vec<String> = store
-                    .list(&rt.key(), Some(&namespace))
+                    .list(&key, Some(&namespace))
                     .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string))
                     .collect();
                 for name in names {
-                    store.remove(&rt.key(), &namespace, &name);
+                    store.remove(&key, &namespace, &name);
                 }
             }
         }

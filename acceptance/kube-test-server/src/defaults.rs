@@ -28,6 +28,7 @@ pub fn apply_defaults(kind: &str, object: &mut Value) {
         "Service" => default_service(obj),
         "HorizontalPodAutoscaler" => default_hpa(obj),
         "NetworkPolicy" => default_network_policy(obj),
+        "CustomResourceDefinition" => crate::crd::default_definition(obj),
         _ => {
             workloads::object(kind, obj);
             cluster::object(kind, obj);

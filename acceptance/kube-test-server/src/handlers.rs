@@ -9,6 +9,7 @@ use crate::admission;
 use crate::allocation;
 use crate::api::{Ctx, Reply};
 use crate::controllers;
+use crate::crd;
 use crate::index::Id;
 use crate::kinds;
 use crate::meta;
@@ -29,6 +30,9 @@ pub struct Call<'a> {
     /// The namespace in the URL ("" for cluster-scoped kinds and cluster-wide lists).
     pub namespace: String,
     pub name: Option<String>,
+    /// The kind a CustomResourceDefinition serves: its schema replaces the built-in registry
+    /// code (decoding, defaults, validation).
+    pub custom: Option<crd::CustomType>,
 }
 
 /// How a write records itself in managedFields.
@@ -109,7 +113,8 @@ impl<'a> Call<'a> {
                 continue;
             }
             let mut item = self.present(obj);
-            if let Some(m) = item.as_object_mut() {
+            // Unstructured lists keep each item's kind and apiVersion.
+            if let Some(m) = item.as_object_mut().filter(|_| !self.rt.custom) {
                 m.shift_remove("kind");
                 m.shift_remove("apiVersion");
             }
@@ -136,12 +141,15 @@ impl<'a> Call<'a> {
                 list_meta["remainingItemCount"] = json!(remaining);
             }
         }
-        let list = json!({
+        let mut list = json!({
             "kind": format!("{}List", self.rt.kind),
             "apiVersion": self.rt.api_version(&self.version),
             "metadata": list_meta,
             "items": items,
         });
+        if self.rt.custom {
+            meta::sort_keys(&mut list);
+        }
         Ok(Reply::json(200, list))
     }
 
@@ -183,8 +191,11 @@ impl<'a> Call<'a> {
             )));
         }
         let api_version = self.rt.api_version(&self.version);
-        let schema = crate::schema::of(&api_version, kind);
-        let unknown = schema.map(|t| t.unknown_fields(&obj)).unwrap_or_default();
+        let schema = crate::schema::of(&api_version, kind).filter(|_| !self.rt.custom);
+        let unknown = match &self.custom {
+            Some(c) => c.unknown_fields(&obj),
+            None => schema.map(|t| t.unknown_fields(&obj)).unwrap_or_default(),
+        };
         let mut warnings = Vec::new();
         match self.ctx.query.get("fieldValidation").unwrap_or("Warn") {
             "Strict" if !unknown.is_empty() => {
@@ -199,6 +210,9 @@ impl<'a> Call<'a> {
         }
         if let Some(t) = schema {
             t.prune(&mut obj);
+        }
+        if let Some(c) = &self.custom {
+            c.prune(&mut obj);
         }
         let map = obj.as_object_mut().expect("checked to be an object above");
         map.insert("kind".into(), json!(kind));
@@ -307,11 +321,17 @@ impl<'a> Call<'a> {
             meta_map.shift_remove(k);
         }
         self.check_namespace_open(store, &name)?;
+        if let Some(c) = &self.custom {
+            c.check_create(&name)?;
+        }
         let sent_labels = obj["metadata"]
             .get("labels")
             .is_some_and(|l| l.as_object().is_some_and(|m| !m.is_empty()));
-        kinds::prepare_create(&self.rt, &mut obj);
-        semantics::apply_defaults(self.rt.kind, &mut obj);
+        match &self.custom {
+            Some(c) => c.prepare_create(&mut obj),
+            None => kinds::prepare_create(&self.rt, &mut obj),
+        }
+        self.apply_defaults(&mut obj);
         obj["metadata"]["uid"] = json!(meta::new_uid());
         obj["metadata"]["creationTimestamp"] = json!(info.time);
         if let Recording::Update(sub) = recording
@@ -323,18 +343,20 @@ impl<'a> Call<'a> {
             };
             semantics::record_update(None, &mut obj, &info);
         }
-        admission::mutate_create(&self.rt, &mut obj, store, &self.namespace)?;
-        strategy::prepare_create(&self.rt, &mut obj, &self.ctx.user, info.time, sent_labels);
+        if self.custom.is_none() {
+            admission::mutate_create(&self.rt, &mut obj, store, &self.namespace)?;
+            strategy::prepare_create(&self.rt, &mut obj, &self.ctx.user, info.time, sent_labels);
+        }
         // What storage hands back is decoded, so defaulted, once more.
-        semantics::apply_defaults(self.rt.kind, &mut obj);
-        semantics::validate(self.rt.kind, self.rt.group, &obj, None)?;
+        self.apply_defaults(&mut obj);
+        self.validate(&obj, None)?;
         policies::admit(store, &self.policy_write("CREATE", &obj, None))?;
         let charges = admission::charge_quota(&self.rt, &obj, store, &self.namespace)?;
         if store.get(&self.rt.key(), &self.namespace, &name).is_some() {
             return Err(status::already_exists(self.rt.target(Some(&name))));
         }
         if self.rt == resources::SERVICES {
-            allocation::allocate(store, &mut obj, None);
+            allocation::allocate(store, &mut obj, None)?;
         }
         if matches!(self.rt.generation, Generation::Tracked | Generation::Fixed) {
             obj["metadata"]["generation"] = json!(1);
@@ -351,6 +373,31 @@ impl<'a> Call<'a> {
             controllers::populate_namespace(store, &self.st.ca.cert_pem, &name, info.time);
         }
         Ok(stored)
+    }
+
+    /// Defaulting: the built-in kind's, or the custom kind's schema.
+    fn apply_defaults(&self, obj: &mut Value) {
+        match &self.custom {
+            Some(c) => c.apply_defaults(obj),
+            None => semantics::apply_defaults(self.rt.kind, obj),
+        }
+    }
+
+    /// Validation: the built-in kind's, or the custom kind's schema; Err is the 422.
+    fn validate(&self, obj: &Value, old: Option<&Value>) -> Result<(), ApiError> {
+        match &self.custom {
+            Some(c) => c.validate(obj),
+            None => semantics::validate(self.rt.kind, self.rt.group, obj, old),
+        }
+    }
+
+    /// An apply body; for a custom kind, one server-side apply can type with its schema.
+    fn apply_config(&self) -> Result<Value, ApiError> {
+        let config = parse_yaml_body(self.ctx)?;
+        if let Some(c) = &self.custom {
+            c.check_apply(&config)?;
+        }
+        Ok(config)
     }
 
     /// This request as ValidatingAdmissionPolicies see it.
@@ -404,6 +451,9 @@ impl<'a> Call<'a> {
         }
         if self.rt == resources::SECRETS {
             controllers::fill_service_account_token(self.st, obj);
+        }
+        if self.rt == resources::CRDS {
+            crd::after_write(self.st, obj);
         }
         self.st.written.notify_one();
     }
@@ -488,9 +538,12 @@ impl<'a> Call<'a> {
         new["apiVersion"] = old["apiVersion"].clone();
         let main_resource = !matches!(recording, Recording::Update(Some(_)));
         if main_resource {
-            kinds::prepare_update(&self.rt, old, &mut new);
+            match &self.custom {
+                Some(c) => c.prepare_update(old, &mut new),
+                None => kinds::prepare_update(&self.rt, old, &mut new),
+            }
         }
-        semantics::apply_defaults(self.rt.kind, &mut new);
+        self.apply_defaults(&mut new);
         if let Recording::Update(sub) = recording
             && self.rt.managed_fields
         {
@@ -502,11 +555,11 @@ impl<'a> Call<'a> {
         }
         // The strategy and the allocators act after the field manager: what they change is
         // not the writer's.
-        if main_resource {
+        if main_resource && self.custom.is_none() {
             strategy::prepare_update(&self.rt, old, &mut new);
             admission::mutate_update(&self.rt, &mut new);
         }
-        semantics::validate(self.rt.kind, self.rt.group, &new, Some(old))?;
+        self.validate(&new, Some(old))?;
         if main_resource {
             policies::admit(store, &self.policy_write("UPDATE", &new, Some(old)))?;
         }
@@ -520,7 +573,7 @@ impl<'a> Call<'a> {
             new["metadata"]["generation"] = json!(g + 1);
         }
         if self.rt == resources::SERVICES && main_resource {
-            allocation::allocate(store, &mut new, Some(old));
+            allocation::allocate(store, &mut new, Some(old))?;
         }
         meta::canonicalize(&mut new);
         if same_ignoring_times(old, &new) || dry {
@@ -541,6 +594,15 @@ impl<'a> Call<'a> {
 
     pub fn patch(&self) -> Result<Reply, ApiError> {
         let ct = self.ctx.content_type();
+        if self.custom.is_some() && ct == "application/strategic-merge-patch+json" {
+            return Err(status::failure(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types include: \
+                 application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+                None,
+            ));
+        }
         let dry = self.dry_run("PatchOptions")?;
         let apply = ct == "application/apply-patch+yaml";
         let field_manager = self.ctx.query.get("fieldManager").filter(|m| !m.is_empty());
@@ -562,7 +624,7 @@ impl<'a> Call<'a> {
             if !apply {
                 return Err(status::not_found(self.target()));
             }
-            let config = parse_yaml_body(self.ctx)?;
+            let config = self.apply_config()?;
             let (mut obj, _) = semantics::apply(None, &config, &info, force)?;
             obj = kinds::from_version(&self.rt, &self.version, &obj);
             self.check_body_namespace(&mut obj)?;
@@ -577,7 +639,7 @@ impl<'a> Call<'a> {
         };
         let view = kinds::to_version(&self.rt, &self.version, &old);
         let (patched, recording) = if apply {
-            let config = parse_yaml_body(self.ctx)?;
+            let config = self.apply_config()?;
             let (applied, changed) = semantics::apply(Some(&view), &config, &info, force)?;
             if !changed {
                 return Ok(Reply::json(200, self.present(&old)));
@@ -693,6 +755,9 @@ impl<'a> Call<'a> {
             let stored = store.put(&key, obj);
             controllers::schedule_namespace_cleanup(self.st, &name);
             return Ok(self.present(&stored));
+        }
+        if self.rt == resources::CRDS {
+            return Ok(self.present(&crd::delete(self.st, store, old, opts.dry_run)));
         }
         if old["metadata"].get("deletionTimestamp").is_some() {
             return Ok(self.present(&old));

@@ -27,6 +27,7 @@ pub fn prepare_create(rt: &ResourceType, obj: &mut Value) {
             obj["status"] = json!({"phase": "Active"});
         }
         "Secret" => fold_string_data(obj),
+        "CustomResourceDefinition" => crate::crd::initial_status(obj),
         "Deployment" => obj["status"] = json!({}),
         "DaemonSet" => {
             // The template generation (an annotation in apps/v1) starts at 1.
@@ -130,6 +131,14 @@ pub fn spec_changed(old: &Value, new: &Value) -> bool {
 
 /// A stored object as a client reading `version` sees it, in canonical key order.
 pub fn present(rt: &ResourceType, version: &str, obj: &Value) -> Value {
+    if rt.custom {
+        // Unstructured JSON: the served version (conversion `None`), keys sorted at every
+        // level like Go maps.
+        let mut out = obj.clone();
+        out["apiVersion"] = json!(rt.api_version(version));
+        sort_all_keys(&mut out);
+        return out;
+    }
     if version == rt.storage_version() {
         // Stored objects are already in canonical order.
         return obj.clone();
@@ -137,6 +146,17 @@ pub fn present(rt: &ResourceType, version: &str, obj: &Value) -> Value {
     let mut out = to_version(rt, version, obj);
     crate::meta::canonicalize(&mut out);
     out
+}
+
+fn sort_all_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.sort_keys();
+            map.values_mut().for_each(sort_all_keys);
+        }
+        Value::Array(items) => items.iter_mut().for_each(sort_all_keys),
+        _ => {}
+    }
 }
 
 /// Converts a stored object to the served version (only HPAs have two versions).

@@ -34,6 +34,7 @@ pub mod builtin;
 pub mod cel;
 pub mod client;
 pub mod controllers;
+pub mod crd;
 pub mod discovery;
 pub mod handlers;
 pub mod index;

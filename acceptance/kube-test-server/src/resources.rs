@@ -56,6 +56,9 @@ pub struct ResourceType {
     /// Writes are recorded in `metadata.managedFields` (CertificateSigningRequests never
     /// show any on the recorded apiserver).
     pub managed_fields: bool,
+    /// Served for a CustomResourceDefinition ([`crate::crd`]): none of the built-in kinds'
+    /// registry code applies, whatever the kind's name.
+    pub custom: bool,
 }
 
 impl ResourceType {
@@ -141,6 +144,7 @@ const fn rt(
         status: false,
         scale: false,
         managed_fields: true,
+        custom: false,
     };
     let mut i = 0;
     while i < flags.len() {
@@ -351,6 +355,73 @@ pub const CSRS: ResourceType = rt(
     false,
     &[Status, Unmanaged],
 );
+/// Nodes: stored as written (no kubelet here; tests create them to taint them).
+pub const NODES: ResourceType = rt("", V1, "nodes", "Node", false, &[Status]);
+
+pub const CRDS: ResourceType = rt(
+    "apiextensions.k8s.io",
+    V1,
+    "customresourcedefinitions",
+    "CustomResourceDefinition",
+    false,
+    &[ReturnsObject, Tracked, Status],
+);
+
+/// The type a CustomResourceDefinition serves: `versions` are the served ones, the storage
+/// version first. Names are interned (leaked once per distinct name) so that the type is
+/// `Copy` like the built-in ones.
+pub fn custom(
+    group: &str,
+    versions: &[&str],
+    resource: &str,
+    kind: &str,
+    namespaced: bool,
+    status: bool,
+) -> ResourceType {
+    let mut t = rt(
+        intern(group),
+        intern_list(versions),
+        intern(resource),
+        intern(kind),
+        namespaced,
+        &[Tracked],
+    );
+    t.status = status;
+    t.custom = true;
+    t
+}
+
+fn interned() -> std::sync::MutexGuard<'static, std::collections::HashSet<&'static str>> {
+    static NAMES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<&'static str>>> =
+        std::sync::OnceLock::new();
+    NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+fn intern(name: &str) -> &'static str {
+    let mut names = interned();
+    if let Some(found) = names.get(name) {
+        return found;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+fn intern_list(names: &[&str]) -> &'static [&'static str] {
+    type Lists = std::collections::HashMap<Vec<&'static str>, &'static [&'static str]>;
+    static LISTS: std::sync::OnceLock<std::sync::Mutex<Lists>> = std::sync::OnceLock::new();
+    let key: Vec<&'static str> = names.iter().map(|n| intern(n)).collect();
+    let mut lists = LISTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    lists
+        .entry(key.clone())
+        .or_insert_with(|| Box::leak(key.into_boxed_slice()))
+}
 
 /// Every stored type.
 pub const ALL: &[ResourceType] = &[
@@ -392,6 +463,8 @@ pub const ALL: &[ResourceType] = &[
     VALIDATINGPOLICYBINDINGS,
     APISERVICES,
     CSRS,
+    NODES,
+    CRDS,
 ];
 
 /// The stored type served at `group/version/resource`.

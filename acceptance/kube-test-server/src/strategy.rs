@@ -151,6 +151,9 @@ fn drop_type_dependent_fields(old: &Value, new: &mut Value) {
 /// The warnings a write of `obj` answers with (the strategies' `WarningsOnCreate/Update`).
 pub fn warnings(rt: &ResourceType, obj: &Value) -> Vec<String> {
     let mut out = Vec::new();
+    if rt.custom {
+        return out;
+    }
     match rt.kind {
         "PersistentVolume" if obj["spec"]["persistentVolumeReclaimPolicy"] == "Recycle" => out.push(
             "spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.".into(),

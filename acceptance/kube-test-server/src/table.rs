@@ -24,6 +24,7 @@ const SELECTOR: Column = ("Selector", "string", 1);
 fn columns(kind: &str) -> &'static [Column] {
     match kind {
         "Namespace" => &[("Status", "string", 0), AGE],
+        "CustomResourceDefinition" => &[("Created At", "date", 0)],
         "ConfigMap" => &[("Data", "integer", 0), AGE],
         "Secret" => &[("Type", "string", 0), ("Data", "integer", 0), AGE],
         "Service" => &[
@@ -284,6 +285,7 @@ fn cells(kind: &str, o: &Value) -> Vec<Value> {
     let created = o["metadata"]["creationTimestamp"].clone();
     match kind {
         "Namespace" => vec![status["phase"].clone(), age],
+        "CustomResourceDefinition" => vec![created.clone()],
         "ConfigMap" => vec![json!(len(&o["data"]) + len(&o["binaryData"])), age],
         "Secret" => vec![o["type"].clone(), json!(len(&o["data"])), age],
         "Service" => {

@@ -438,6 +438,7 @@ pub fn validate(kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldErr
         "Lease" => errs.extend(validate_lease(spec)),
         "Role" | "ClusterRole" => errs.extend(validate_rules(object)),
         "RoleBinding" | "ClusterRoleBinding" => errs.extend(validate_binding(kind, object, old)),
+        "CustomResourceDefinition" => errs.extend(crate::crd::validate_definition(object)),
         _ => {
             errs.extend(workloads::validate(kind, object, old));
             errs.extend(networking::validate(kind, object, old));
@@ -462,7 +463,7 @@ pub(crate) fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
-fn validate_metadata(kind: &str, object: &Value) -> Vec<FieldError> {
+pub fn validate_metadata(kind: &str, object: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let name = str_at(object, "/metadata/name");
     let generate_name = str_at(object, "/metadata/generateName");

@@ -2,7 +2,8 @@
 //! injected faults, request counters (its own and `/metrics`' `apiserver_request_total`),
 //! runtime users, `--state` persistence, watches from
 //! "now", the kubeconfig it writes, the ServiceAccount token Secrets the token controller
-//! fills, and how registry deletions (finalizers, orphaning, grace periods) end.
+//! fills, how registry deletions (finalizers, orphaning, grace periods) end, and a
+//! CustomResourceDefinition's life: established, its kind served, deleted with its objects.
 
 use std::time::{Duration, Instant};
 
@@ -528,6 +529,155 @@ async fn deletions_follow_each_registry() {
     assert_eq!(gone["metadata"]["deletionGracePeriodSeconds"], 0);
     assert_eq!(
         call(&mut c, "GET", &format!("{pods}/p"), ADMIN, None)
+            .await
+            .status,
+        404
+    );
+}
+
+/// The CRD the real apiserver was compared with (see `crd.rs`): namespaced Widget with a
+/// defaulted `size`, free-form `extra`.
+fn widget_definition() -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.h4probe.example.com"},
+        "spec": {"group": "h4probe.example.com",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": ["wg"]},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                    "size": {"type": "integer", "default": 3}, "color": {"type": "string"},
+                    "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}}]}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crd_is_established_serves_its_kind_and_takes_its_objects_when_deleted() {
+    let server = TestServer::start(Options::default());
+    let mut c = connect(&server).await;
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let crd_path = format!("{crds}/widgets.h4probe.example.com");
+    let created = call(&mut c, "POST", crds, ADMIN, Some(widget_definition())).await;
+    assert_eq!(created.status, 201);
+    let created = created.json().unwrap();
+    assert_eq!(
+        created["status"],
+        json!({"conditions": null, "acceptedNames": {"plural": "", "kind": ""}, "storedVersions": ["v1"]})
+    );
+    assert_eq!(created["spec"]["names"]["listKind"], "WidgetList");
+    assert_eq!(created["spec"]["conversion"], json!({"strategy": "None"}));
+
+    // Established shortly after, with the names accepted.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let crd = loop {
+        let crd = call(&mut c, "GET", &crd_path, ADMIN, None).await.json().unwrap();
+        let established = crd["status"]["conditions"].as_array().is_some_and(|l| {
+            l.iter()
+                .any(|c| c["type"] == "Established" && c["status"] == "True")
+        });
+        if established || Instant::now() > deadline {
+            break crd;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(crd["status"]["conditions"][0]["reason"], "NoConflicts", "{crd}");
+    assert_eq!(
+        crd["status"]["conditions"][1]["reason"], "InitialNamesAccepted",
+        "{crd}"
+    );
+    assert_eq!(crd["status"]["acceptedNames"]["kind"], "Widget");
+
+    // Discovery as the real apiserver answered it.
+    let doc = call(&mut c, "GET", "/apis/h4probe.example.com/v1", ADMIN, None)
+        .await
+        .json()
+        .unwrap();
+    assert_eq!(
+        doc["resources"][0],
+        json!({"name": "widgets", "singularName": "widget", "namespaced": true, "kind": "Widget",
+            "verbs": ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+            "shortNames": ["wg"], "storageVersionHash": "QDWKm9OI6RQ="})
+    );
+    let groups = call(&mut c, "GET", "/apis", ADMIN, None).await.json().unwrap();
+    assert!(
+        groups["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["name"] == "h4probe.example.com")
+    );
+
+    // Objects: pruned (with warnings), defaulted, type-checked.
+    let widgets = "/apis/h4probe.example.com/v1/namespaces/default/widgets";
+    let w1 = json!({"apiVersion": "h4probe.example.com/v1", "kind": "Widget", "metadata": {"name": "w1"},
+        "spec": {"color": "red", "unknown": 1, "extra": {"any": {"x": 1}}}, "top": "x"});
+    let made = call(&mut c, "POST", widgets, ADMIN, Some(w1)).await;
+    assert_eq!(made.status, 201);
+    assert_eq!(
+        made.warnings,
+        [
+            "299 - \"unknown field \\\"spec.unknown\\\"\"",
+            "299 - \"unknown field \\\"top\\\"\""
+        ]
+    );
+    let w1 = made.json().unwrap();
+    assert_eq!(
+        w1["spec"],
+        json!({"color": "red", "extra": {"any": {"x": 1}}, "size": 3})
+    );
+    assert_eq!(w1.get("top"), None);
+    let bad = json!({"apiVersion": "h4probe.example.com/v1", "kind": "Widget", "metadata": {"name": "w2"},
+        "spec": {"color": 5}});
+    let refused = call(&mut c, "POST", widgets, ADMIN, Some(bad)).await;
+    assert_eq!(refused.status, 422);
+    assert_eq!(
+        refused.json().unwrap()["message"],
+        "Widget.h4probe.example.com \"w2\" is invalid: spec.color: Invalid value: \"integer\": \
+         spec.color in body must be of type string: \"integer\""
+    );
+
+    // Deleting the definition: Terminating behind its finalizer while an object holds on, no
+    // creates meanwhile, then gone with its objects and its kind.
+    let held = json!({"apiVersion": "h4probe.example.com/v1", "kind": "Widget",
+        "metadata": {"name": "held", "finalizers": ["example.com/hold"]}, "spec": {"color": "blue"}});
+    assert_eq!(call(&mut c, "POST", widgets, ADMIN, Some(held)).await.status, 201);
+    let deleted = call(&mut c, "DELETE", &crd_path, ADMIN, None).await;
+    assert_eq!(deleted.status, 200);
+    assert_eq!(
+        deleted.json().unwrap()["metadata"]["finalizers"],
+        json!(["customresourcecleanup.apiextensions.k8s.io"])
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let late =
+        json!({"apiVersion": "h4probe.example.com/v1", "kind": "Widget", "metadata": {"name": "late"}});
+    let refused = call(&mut c, "POST", widgets, ADMIN, Some(late)).await;
+    assert_eq!(refused.status, 403);
+    let held = call(&mut c, "GET", &format!("{widgets}/held"), ADMIN, None)
+        .await
+        .json()
+        .unwrap();
+    assert!(held["metadata"].get("deletionTimestamp").is_some(), "{held}");
+    assert_eq!(
+        call(&mut c, "GET", &format!("{widgets}/w1"), ADMIN, None)
+            .await
+            .status,
+        404
+    );
+    let release = json!({"metadata": {"finalizers": null}});
+    let headers = [("content-type", "application/merge-patch+json")];
+    let patched = c
+        .request(
+            "PATCH",
+            &format!("{widgets}/held"),
+            &headers,
+            Some(ADMIN),
+            Some(release.to_string().into_bytes()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(patched.status, 200);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(call(&mut c, "GET", &crd_path, ADMIN, None).await.status, 404);
+    assert_eq!(
+        call(&mut c, "GET", "/apis/h4probe.example.com/v1", ADMIN, None)
             .await
             .status,
         404

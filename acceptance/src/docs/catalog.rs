@@ -1,8 +1,9 @@
-//! What the documentation covers: both providers' schemas, taken in-process from the provider
-//! libraries (the same values the plugins answer `GetProviderSchema` with), so the docs cannot
-//! describe anything but what the built providers serve.
+//! What the documentation covers: both providers' schemas and function signatures, taken
+//! in-process from the provider libraries (the same values the plugins answer
+//! `GetProviderSchema` and `GetFunctions` with), so the docs cannot describe anything but what
+//! the built providers serve.
 
-use plugin_runtime::{Block, Provider, Schema};
+use plugin_runtime::{Block, Provider, Schema, Signature};
 
 use crate::mirror::NAMESPACE;
 
@@ -13,9 +14,18 @@ pub struct ProviderDoc {
     pub schema: Schema,
     pub resources: Vec<TypeDoc>,
     pub data_sources: Vec<TypeDoc>,
+    pub ephemeral_resources: Vec<TypeDoc>,
+    pub functions: Vec<FunctionDoc>,
 }
 
-/// One resource or data source type, under its own name or an alias.
+/// One provider-defined function.
+pub struct FunctionDoc {
+    /// The name the configuration calls it by, e.g. `manifest_decode`.
+    pub name: String,
+    pub signature: Signature,
+}
+
+/// One resource, data source or ephemeral resource type, under its own name or an alias.
 pub struct TypeDoc {
     pub type_name: String,
     /// For an alias (`kubernetes_namespace_v1`), the type it is another name for.
@@ -23,19 +33,23 @@ pub struct TypeDoc {
     pub schema: Schema,
 }
 
-/// Whether a page documents a resource or a data source.
+/// Whether a page documents a resource, a data source or an ephemeral resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Resource,
     DataSource,
+    EphemeralResource,
 }
 
 impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Resource, Kind::DataSource, Kind::EphemeralResource];
+
     /// The folder of its pages under `docs/` and of its examples under `examples/`.
     pub fn folder(self) -> &'static str {
         match self {
             Kind::Resource => "resources",
             Kind::DataSource => "data-sources",
+            Kind::EphemeralResource => "ephemeral-resources",
         }
     }
 
@@ -44,9 +58,25 @@ impl Kind {
         match self {
             Kind::Resource => "Resource",
             Kind::DataSource => "Data Source",
+            Kind::EphemeralResource => "Ephemeral Resource",
+        }
+    }
+
+    /// The hand-written example's file name in its type's folder under `examples/`.
+    pub fn example_file(self) -> &'static str {
+        match self {
+            Kind::Resource => "resource.tf",
+            Kind::DataSource => "data-source.tf",
+            Kind::EphemeralResource => "ephemeral-resource.tf",
         }
     }
 }
+
+/// The folder of the functions' pages under `docs/` and of their examples under `examples/`.
+pub const FUNCTIONS_FOLDER: &str = "functions";
+
+/// The hand-written example's file name in a function's folder under `examples/`.
+pub const FUNCTION_EXAMPLE: &str = "function.tf";
 
 impl ProviderDoc {
     /// `choudoufu/<name>`.
@@ -54,10 +84,20 @@ impl ProviderDoc {
         format!("{NAMESPACE}/{}", self.name)
     }
 
-    /// Resources then data sources, each with its kind.
+    /// The types of one kind, sorted by name.
+    pub fn of_kind(&self, kind: Kind) -> &[TypeDoc] {
+        match kind {
+            Kind::Resource => &self.resources,
+            Kind::DataSource => &self.data_sources,
+            Kind::EphemeralResource => &self.ephemeral_resources,
+        }
+    }
+
+    /// Resources, data sources, then ephemeral resources, each with its kind.
     pub fn types(&self) -> impl Iterator<Item = (Kind, &TypeDoc)> {
-        let resources = self.resources.iter().map(|t| (Kind::Resource, t));
-        resources.chain(self.data_sources.iter().map(|t| (Kind::DataSource, t)))
+        Kind::ALL
+            .into_iter()
+            .flat_map(move |kind| self.of_kind(kind).iter().map(move |t| (kind, t)))
     }
 }
 
@@ -86,26 +126,45 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
             });
         }
     }
-    let data_sources = provider
+    let unaliased = |type_name: &str, schema: Schema| TypeDoc {
+        type_name: type_name.to_string(),
+        alias_of: None,
+        schema,
+    };
+    let mut data_sources: Vec<TypeDoc> = provider
         .data_sources()
         .iter()
-        .map(|d| TypeDoc {
-            type_name: d.type_name().to_string(),
-            alias_of: None,
-            schema: d.schema(),
+        .map(|d| unaliased(d.type_name(), d.schema()))
+        .collect();
+    let mut ephemeral_resources: Vec<TypeDoc> = provider
+        .ephemeral_resources()
+        .iter()
+        .map(|e| unaliased(e.type_name(), e.schema()))
+        .collect();
+    let mut functions: Vec<FunctionDoc> = provider
+        .functions()
+        .iter()
+        .map(|f| FunctionDoc {
+            name: f.name().to_string(),
+            signature: f.signature(),
         })
         .collect();
-    resources.sort_by(|a, b| a.type_name.cmp(&b.type_name));
+    for types in [&mut resources, &mut data_sources, &mut ephemeral_resources] {
+        types.sort_by(|a, b| a.type_name.cmp(&b.type_name));
+    }
+    functions.sort_by(|a, b| a.name.cmp(&b.name));
     ProviderDoc {
         name,
         schema: provider.schema(),
         resources,
         data_sources,
+        ephemeral_resources,
+        functions,
     }
 }
 
-/// Every attribute and block without a description, as `<provider> <type> <path>` (aliases
-/// left out: they share their type's schema).
+/// Every attribute, block, function and function parameter without a description, as
+/// `<provider> <type> <path>` (aliases left out: they share their type's schema).
 pub fn undescribed(providers: &[ProviderDoc]) -> Vec<String> {
     let mut out = Vec::new();
     for provider in providers {
@@ -119,6 +178,21 @@ pub fn undescribed(providers: &[ProviderDoc]) -> Vec<String> {
         walk("provider", &provider.schema.block);
         for (kind, doc) in provider.types().filter(|(_, t)| t.alias_of.is_none()) {
             walk(&format!("{} {}", kind.title(), doc.type_name), &doc.schema.block);
+        }
+        for function in &provider.functions {
+            let signature = &function.signature;
+            let owner = format!("{} function {}", provider.name, function.name);
+            if signature.summary.trim().is_empty() {
+                out.push(format!("{owner}: summary"));
+            }
+            if signature.description.trim().is_empty() {
+                out.push(format!("{owner}: description"));
+            }
+            for parameter in signature.parameters.iter().chain(&signature.variadic) {
+                if parameter.description.trim().is_empty() {
+                    out.push(format!("{owner}: parameter {}", parameter.name));
+                }
+            }
         }
     }
     out

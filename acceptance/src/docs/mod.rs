@@ -1,8 +1,10 @@
 //! The providers' documentation in the registry's layout (`docs/index.md`,
-//! `docs/resources/<type>.md`, `docs/data-sources/<type>.md`), generated from the providers'
-//! schemas so that every argument's text is the description the engine shows, between
-//! hand-written parts: `templates/index.md.tmpl` and, per type,
-//! `examples/<resources|data-sources>/<type>/{resource.tf,data-source.tf,import.sh}`.
+//! `docs/resources/<type>.md`, `docs/data-sources/<type>.md`,
+//! `docs/ephemeral-resources/<type>.md`, `docs/functions/<function>.md`), generated from the
+//! providers' schemas and function signatures so that every argument's text is the description
+//! the engine shows, between hand-written parts: `templates/index.md.tmpl` and, per type or
+//! function, `examples/<folder>/<name>/{resource.tf,import.sh,data-source.tf,
+//! ephemeral-resource.tf,function.tf}`.
 //! `make docs` writes the pages; the `docs` test fails when they are stale.
 
 pub mod catalog;
@@ -16,7 +18,10 @@ use std::path::{Path, PathBuf};
 pub use pages::{EXAMPLES, INDEX_TEMPLATE, Page};
 
 /// The folders of generated pages under `docs/`; any other file there is left alone.
-const GENERATED_FOLDERS: [&str; 2] = ["resources", "data-sources"];
+fn generated_folders() -> impl Iterator<Item = &'static str> {
+    let types = catalog::Kind::ALL.into_iter().map(catalog::Kind::folder);
+    types.chain([catalog::FUNCTIONS_FOLDER])
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum DocsError {
@@ -44,6 +49,9 @@ pub fn generate(root: &Path) -> Result<Vec<Page>, DocsError> {
     for provider in &providers {
         for (kind, doc) in provider.types() {
             pages.push(pages::type_page(root, provider, kind, doc)?);
+        }
+        for function in &provider.functions {
+            pages.push(pages::function_page(root, provider, function)?);
         }
     }
     Ok(pages)
@@ -78,7 +86,7 @@ pub fn stale(docs: &Path, pages: &[Page]) -> Result<Vec<PathBuf>, DocsError> {
             Err(e) => return Err(DocsError::io(&path)(e)),
         }
     }
-    for folder in GENERATED_FOLDERS {
+    for folder in generated_folders() {
         let dir = docs.join(folder);
         let entries = match fs::read_dir(&dir) {
             Ok(entries) => entries,

@@ -1,13 +1,16 @@
-//! One page per resource and data source type, and the index: the generated reference between
-//! hand-written parts (the index template, each type's example and import commands).
+//! One page per resource, data source and ephemeral resource type and per function, and the
+//! index: the generated reference between hand-written parts (the index template, each type's
+//! or function's example, each resource's import commands).
 
 use std::fmt::Write;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::catalog::{Kind, ProviderDoc, TypeDoc};
-use super::{DocsError, reference};
+use super::DocsError;
+use super::catalog::{FUNCTION_EXAMPLE, FUNCTIONS_FOLDER, FunctionDoc, Kind, ProviderDoc, TypeDoc};
+use super::reference::{self, Owner, one_line};
 use crate::mirror::VERSION;
+use plugin_runtime::Parameter;
 
 /// Where the hand-written parts live, relative to the workspace root.
 pub const INDEX_TEMPLATE: &str = "templates/index.md.tmpl";
@@ -25,13 +28,11 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
     // An alias shows its type's example and import under its own name.
     let canonical = doc.alias_of.as_deref().unwrap_or(&doc.type_name);
     let rename = |text: String| rename_type(&text, canonical, &doc.type_name);
-    let example_file = match kind {
-        Kind::Resource => "resource.tf",
-        Kind::DataSource => "data-source.tf",
-    };
     let written = match kind {
         Kind::Resource => resource_example(root, canonical)?,
-        Kind::DataSource => read_part(root, kind, canonical, example_file)?,
+        Kind::DataSource | Kind::EphemeralResource => {
+            read_part(root, kind.folder(), canonical, kind.example_file())?
+        }
     };
     let example = rename(written.clone());
     let description = &doc.schema.block.description;
@@ -55,7 +56,7 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
         text,
         "{description}\n\n## Example Usage\n\n```terraform\n{}\n```\n\n{}",
         example.trim_end(),
-        reference::render(&doc.schema.block, "##", ""),
+        reference::render(&doc.schema.block, Owner::Type, "##", ""),
     );
     if kind == Kind::Resource {
         let commands = rename(import_commands(root, canonical, &written)?);
@@ -68,6 +69,64 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
     })
 }
 
+/// The page of one function, e.g. `functions/manifest_decode.md`: its description, example,
+/// signature (in the configuration language's type syntax), arguments and return type.
+pub fn function_page(root: &Path, provider: &ProviderDoc, function: &FunctionDoc) -> Result<Page, DocsError> {
+    let example = read_part(root, FUNCTIONS_FOLDER, &function.name, FUNCTION_EXAMPLE)?;
+    Ok(Page {
+        path: PathBuf::from(FUNCTIONS_FOLDER).join(format!("{}.md", function.name)),
+        text: function_text(&provider.source(), function, &example),
+    })
+}
+
+fn function_text(source: &str, function: &FunctionDoc, example: &str) -> String {
+    let (name, signature) = (&function.name, &function.signature);
+    // Each parameter, and whether it is the variadic one (taken any number of times, last).
+    let arguments: Vec<(&Parameter, bool)> = (signature.parameters.iter().map(|p| (p, false)))
+        .chain(signature.variadic.iter().map(|p| (p, true)))
+        .collect();
+    let parameters: Vec<String> = arguments
+        .iter()
+        .map(|(p, variadic)| {
+            let dots = if *variadic { "..." } else { "" };
+            format!("{} {dots}{}", p.name, reference::constraint(&p.ty))
+        })
+        .collect();
+    let returns = reference::constraint(&signature.return_type);
+    let mut text = String::new();
+    let _ = write!(
+        text,
+        "---\npage_title: \"{name} function - {source}\"\nsubcategory: \"\"\ndescription: |-\n  {summary}\n---\n\n\
+         # function: {name}\n\n{description}\n\n## Example Usage\n\n```terraform\n{example}\n```\n\n\
+         ## Signature\n\n```text\n{name}({parameters}) {returns}\n```\n\n## Arguments\n\n",
+        summary = first_paragraph(&signature.summary),
+        description = signature.description.trim_end(),
+        example = example.trim_end(),
+        parameters = parameters.join(", "),
+    );
+    for (index, (p, variadic)) in arguments.iter().enumerate() {
+        let mut label = reference::type_name(&p.ty);
+        if *variadic {
+            label.insert_str(0, "Variadic, ");
+        }
+        if p.allow_null {
+            label.push_str(", Nullable");
+        }
+        let _ = writeln!(
+            text,
+            "{}. `{}` ({label}) {}",
+            index + 1,
+            p.name,
+            one_line(&p.description)
+        );
+    }
+    if arguments.is_empty() {
+        text.push_str("This function takes no arguments.\n");
+    }
+    let _ = write!(text, "\n## Return Type\n\n`{returns}`\n");
+    text
+}
+
 /// `index.md`: the template with its placeholders filled in: `{{ version }}`,
 /// `{{ reference "<provider>" }}` (the provider block's arguments) and `{{ types "<provider>" }}`
 /// (links to the provider's pages).
@@ -76,7 +135,12 @@ pub fn index_page(root: &Path, providers: &[ProviderDoc]) -> Result<Page, DocsEr
     let mut text = fs::read_to_string(&path).map_err(DocsError::io(&path))?;
     text = text.replace("{{ version }}", VERSION);
     for provider in providers {
-        let reference = reference::render(&provider.schema.block, "###", &format!("{}-", provider.name));
+        let reference = reference::render(
+            &provider.schema.block,
+            Owner::Provider,
+            "###",
+            &format!("{}-", provider.name),
+        );
         text = text.replace(
             &format!("{{{{ reference \"{}\" }}}}", provider.name),
             reference.trim_end(),
@@ -96,9 +160,9 @@ pub fn index_page(root: &Path, providers: &[ProviderDoc]) -> Result<Page, DocsEr
     })
 }
 
-/// A hand-written part: `examples/<resources|data-sources>/<type>/<file>`.
-fn read_part(root: &Path, kind: Kind, type_name: &str, file: &str) -> Result<String, DocsError> {
-    let path = root.join(EXAMPLES).join(kind.folder()).join(type_name).join(file);
+/// A hand-written part: `examples/<folder>/<type or function>/<file>`.
+fn read_part(root: &Path, folder: &str, type_name: &str, file: &str) -> Result<String, DocsError> {
+    let path = root.join(EXAMPLES).join(folder).join(type_name).join(file);
     fs::read_to_string(&path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => DocsError::MissingPart {
             type_name: type_name.to_string(),
@@ -118,7 +182,12 @@ pub const CORPUS: &str = "acceptance/corpus";
 /// A resource type's example: its hand-written `resource.tf`, else its corpus configuration
 /// (or its `_v1` twin's, renamed).
 fn resource_example(root: &Path, type_name: &str) -> Result<String, DocsError> {
-    let missing = match read_part(root, Kind::Resource, type_name, "resource.tf") {
+    let missing = match read_part(
+        root,
+        Kind::Resource.folder(),
+        type_name,
+        Kind::Resource.example_file(),
+    ) {
         Err(e @ DocsError::MissingPart { .. }) => e,
         other => return other,
     };
@@ -136,7 +205,7 @@ fn resource_example(root: &Path, type_name: &str) -> Result<String, DocsError> {
 /// A resource type's import commands: its hand-written `import.sh`, else one for the first
 /// resource of the type in its example, with the id of the object it names.
 fn import_commands(root: &Path, type_name: &str, example: &str) -> Result<String, DocsError> {
-    let missing = match read_part(root, Kind::Resource, type_name, "import.sh") {
+    let missing = match read_part(root, Kind::Resource.folder(), type_name, "import.sh") {
         Err(e @ DocsError::MissingPart { .. }) => e,
         other => return other,
     };
@@ -206,7 +275,7 @@ fn type_links(provider: &ProviderDoc) -> String {
     let mut out = String::new();
     for (kind, doc) in provider.types().filter(|(_, t)| t.alias_of.is_none()) {
         let aliases: Vec<String> = provider
-            .resources
+            .of_kind(kind)
             .iter()
             .filter(|t| t.alias_of.as_deref() == Some(&doc.type_name))
             .map(|t| format!("[`{0}`]({1}/{0}.md)", t.type_name, kind.folder()))
@@ -222,6 +291,14 @@ fn type_links(provider: &ProviderDoc) -> String {
             let _ = write!(out, " (also {})", aliases.join(", "));
         }
         let _ = writeln!(out, ": {}", first_paragraph(&doc.schema.block.description));
+    }
+    for function in &provider.functions {
+        let _ = writeln!(
+            out,
+            "- Function [`{0}`]({FUNCTIONS_FOLDER}/{0}.md): {1}",
+            function.name,
+            first_paragraph(&function.signature.summary)
+        );
     }
     out
 }
@@ -252,6 +329,35 @@ mod tests {
             rename_type(text, "kubernetes_secret", "kubernetes_secret_v1"),
             "resource \"kubernetes_secret_v1\" \"a\" {}\n# kubernetes_secret_v1 kubernetes_secret_v1.a"
         );
+    }
+
+    #[test]
+    fn a_function_page_shows_its_signature_arguments_and_return_type() {
+        use plugin_runtime::{Signature, Type};
+        let mut nullable = Parameter::new("prefix", Type::String, "Put first.");
+        nullable.allow_null = true;
+        let function = FunctionDoc {
+            name: "join_all".into(),
+            signature: Signature {
+                parameters: vec![nullable],
+                variadic: Some(Parameter::new("parts", Type::list(Type::Number), "The parts.")),
+                return_type: Type::String,
+                summary: "Joins numbers.".into(),
+                description: "Joins the parts after the prefix.".into(),
+            },
+        };
+        let text = function_text("choudoufu/live", &function, "output \"x\" {}\n");
+        for part in [
+            "page_title: \"join_all function - choudoufu/live\"",
+            "description: |-\n  Joins numbers.\n",
+            "# function: join_all\n\nJoins the parts after the prefix.\n",
+            "```terraform\noutput \"x\" {}\n```",
+            "```text\njoin_all(prefix string, parts ...list(number)) string\n```",
+            "1. `prefix` (String, Nullable) Put first.\n2. `parts` (Variadic, List of Number) The parts.\n",
+            "## Return Type\n\n`string`\n",
+        ] {
+            assert!(text.contains(part), "no {part:?} in:\n{text}");
+        }
     }
 
     #[test]

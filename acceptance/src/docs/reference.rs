@@ -32,10 +32,20 @@ enum Nested<'a> {
     Object(&'a std::collections::BTreeMap<String, Type>),
 }
 
+/// Whose schema a reference describes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// A provider block: it exports nothing, so there is no attribute reference.
+    Provider,
+    /// A resource, data source or ephemeral resource type: its page always says what it
+    /// exports, if only its arguments.
+    Type,
+}
+
 /// The reference of a top-level schema block: `<heading> Argument Reference`, `<heading>
 /// Attribute Reference` and the nested schemas one level below. `anchors` prefixes the
 /// nested sections' anchors, to keep two references on one page apart.
-pub fn render(block: &Block, heading: &str, anchors: &str) -> String {
+pub fn render(block: &Block, owner: Owner, heading: &str, anchors: &str) -> String {
     let anchor = |path: &str| format!("{anchors}{}", anchor_of(path));
     let top = entries(block);
     let mut out = format!("{heading} Argument Reference\n\n");
@@ -51,11 +61,13 @@ pub fn render(block: &Block, heading: &str, anchors: &str) -> String {
     if !any {
         out.push_str("This type takes no arguments.\n\n");
     }
-    // A provider block has no attributes of its own to export.
     if top.iter().any(|e| e.section == Section::ReadOnly) {
         let _ = write!(out, "{heading} Attribute Reference\n\n");
         out.push_str("In addition to the arguments above, these attributes are exported:\n\n");
         list(&mut out, &top, Section::ReadOnly, "", &anchor, &mut queue);
+    } else if owner == Owner::Type {
+        let _ = write!(out, "{heading} Attribute Reference\n\n");
+        out.push_str("This type exports its arguments only.\n\n");
     }
     // Breadth-first through the nested sections, in the order they were linked.
     let mut next = 0;
@@ -231,8 +243,33 @@ fn anchor_of(path: &str) -> String {
     format!("nested--{}", path.replace('.', "--"))
 }
 
+/// The type as the configuration language writes a type constraint: `string`,
+/// `list(map(bool))`, `object({ name = string })`, `dynamic` for any type.
+pub fn constraint(ty: &Type) -> String {
+    match ty {
+        Type::String => "string".into(),
+        Type::Number => "number".into(),
+        Type::Bool => "bool".into(),
+        Type::Dynamic => "dynamic".into(),
+        Type::List(e) => format!("list({})", constraint(e)),
+        Type::Set(e) => format!("set({})", constraint(e)),
+        Type::Map(e) => format!("map({})", constraint(e)),
+        Type::Object(fields) => {
+            let fields: Vec<String> = fields
+                .iter()
+                .map(|(name, ty)| format!("{name} = {}", constraint(ty)))
+                .collect();
+            format!("object({{ {} }})", fields.join(", "))
+        }
+        Type::Tuple(elements) => {
+            let elements: Vec<String> = elements.iter().map(constraint).collect();
+            format!("tuple([{}])", elements.join(", "))
+        }
+    }
+}
+
 /// A description as one list item: blank lines would end the item.
-fn one_line(description: &str) -> String {
+pub fn one_line(description: &str) -> String {
     description.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -248,13 +285,37 @@ mod tests {
             .attribute(Attribute::computed("id", Type::String, "The id."))
             .block(NestedBlock::at_most_one("spec", spec));
         assert_eq!(
-            render(&block, "##", ""),
+            render(&block, Owner::Type, "##", ""),
             "## Argument Reference\n\n### Required\n\n- `name` (String) The name.\n\n\
              ### Optional\n\n- `spec` (Block List, Max: 1) The spec. \
              (see [below for nested schema](#nested--spec))\n\n\
              ## Attribute Reference\n\nIn addition to the arguments above, these attributes are exported:\n\n\
              - `id` (String) The id.\n\n\
              <a id=\"nested--spec\"></a>\n### Nested Schema for `spec`\n\nOptional:\n\n- `size` (Number) How big.\n"
+        );
+    }
+
+    #[test]
+    fn a_type_without_read_only_attributes_says_so_and_a_provider_block_does_not() {
+        let block = Block::new("A thing.").attribute(Attribute::optional("size", Type::Number, "How big."));
+        let exports = "## Attribute Reference\n\nThis type exports its arguments only.\n";
+        assert!(render(&block, Owner::Type, "##", "").ends_with(exports));
+        assert!(!render(&block, Owner::Provider, "##", "").contains("Attribute Reference"));
+    }
+
+    #[test]
+    fn constraints_read_as_the_configuration_language_writes_them() {
+        let ty = Type::list(Type::object([
+            ("name", Type::String),
+            ("ports", Type::set(Type::Number)),
+        ]));
+        assert_eq!(
+            constraint(&ty),
+            "list(object({ name = string, ports = set(number) }))"
+        );
+        assert_eq!(
+            constraint(&Type::Tuple(vec![Type::Bool, Type::Dynamic])),
+            "tuple([bool, dynamic])"
         );
     }
 

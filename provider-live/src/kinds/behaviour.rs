@@ -13,7 +13,7 @@ use crate::kind::{Behaviour, KindInfo};
 use crate::timeouts;
 
 /// hashicorp's timeout for the waits that have no other.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+const DEFAULT_TIMEOUT: Duration = timeouts::DEFAULT;
 
 /// The behaviour of a catalog type, by its Kubernetes kind.
 pub fn of(info: &'static KindInfo) -> Box<dyn Behaviour> {
@@ -55,7 +55,10 @@ pub fn of(info: &'static KindInfo) -> Box<dyn Behaviour> {
         pod: info.kind == "Pod",
         ingress: info.kind == "Ingress",
         signing_request: info.kind == "CertificateSigningRequest",
-        deletes_slowly: matches!(info.kind, "Deployment" | "StatefulSet" | "DaemonSet" | "Job"),
+        deletes_slowly: matches!(
+            info.kind,
+            "Deployment" | "StatefulSet" | "DaemonSet" | "Job" | "PersistentVolume" | "PersistentVolumeClaim"
+        ),
     };
     Box::new(kind)
 }
@@ -128,7 +131,8 @@ struct Kinded {
     /// A certificate signing request is approved (`auto_approve`, true by default) and waits
     /// for its certificate.
     signing_request: bool,
-    /// Deleting waits for the object to be gone (its pods are deleted first).
+    /// Deleting waits for the object to be gone (its pods are deleted first; a volume's or
+    /// claim's protection finalizer waits for its users).
     deletes_slowly: bool,
 }
 
@@ -263,23 +267,25 @@ async fn approve_and_sign(
         .await
         .map_err(Diagnostic::from)?;
     let timeout = timeouts::of(planned, "create", POD_TIMEOUT);
-    spec_wait::poll(client, info, &approved, timeout, "be signed", |csr| {
-        let denied = csr["status"]["conditions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|c| (c["type"] == "Denied" || c["type"] == "Failed") && c["status"] == "True");
-        match (denied, csr["status"]["certificate"].as_str()) {
-            (Some(c), _) => Readiness::Failed(format!(
-                "the request was {}: {}",
-                c["type"].as_str().unwrap_or("refused").to_lowercase(),
-                c["message"].as_str().unwrap_or("no message")
-            )),
-            (None, Some(cert)) if !cert.is_empty() => Readiness::Ready,
-            _ => Readiness::Waiting("no certificate issued yet".to_string()),
-        }
-    })
-    .await
+    spec_wait::poll(client, info, &approved, timeout, "be signed", signing).await
+}
+
+/// Whether a CertificateSigningRequest has its certificate, or was denied or failed.
+pub fn signing(csr: &Json) -> Readiness {
+    let denied = csr["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| (c["type"] == "Denied" || c["type"] == "Failed") && c["status"] == "True");
+    match (denied, csr["status"]["certificate"].as_str()) {
+        (Some(c), _) => Readiness::Failed(format!(
+            "the request was {}: {}",
+            c["type"].as_str().unwrap_or("refused").to_lowercase(),
+            c["message"].as_str().unwrap_or("no message")
+        )),
+        (None, Some(cert)) if !cert.is_empty() => Readiness::Ready,
+        _ => Readiness::Waiting("no certificate issued yet".to_string()),
+    }
 }
 
 fn count(v: &Json) -> i64 {

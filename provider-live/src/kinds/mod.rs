@@ -5,16 +5,16 @@
 //! own rules (Secret and ConfigMap data, a Namespace's deletion, a ServiceAccount's tokens)
 //! have a module each. [`resources`] serves them all as typed resources.
 
-mod behaviour;
+pub(crate) mod behaviour;
 mod config_map;
 mod generic;
 mod namespace;
 mod secret;
-mod service_account;
+pub(crate) mod service_account;
 pub(crate) mod spec_convert;
 mod spec_quantity;
 mod spec_wait;
-mod token_request;
+pub(crate) mod token_request;
 
 use std::sync::Arc;
 
@@ -23,11 +23,23 @@ use serde_json::Value as Json;
 
 use crate::catalog;
 use crate::context::Context;
+use crate::list::Listable;
 use crate::resource::TypedResource;
 
 /// Every typed kind, as resources sharing the provider's context.
 pub fn resources(ctx: &Arc<Context>) -> Vec<Arc<dyn Resource>> {
-    let mut out: Vec<Arc<dyn Resource>> = vec![
+    let mut out: Vec<Arc<dyn Resource>> = listable(ctx)
+        .into_iter()
+        .map(|r| r as Arc<dyn Resource>)
+        .collect();
+    out.push(Arc::new(token_request::TokenRequest::new(ctx.clone())));
+    out
+}
+
+/// The typed kinds whose objects can be listed: every one but the token request, which names
+/// no object.
+pub fn listable(ctx: &Arc<Context>) -> Vec<Arc<dyn Listable>> {
+    let mut out: Vec<Arc<dyn Listable>> = vec![
         Arc::new(TypedResource::new(
             namespace::Namespace(&namespace::NAMESPACE),
             ctx.clone(),
@@ -39,11 +51,10 @@ pub fn resources(ctx: &Arc<Context>) -> Vec<Arc<dyn Resource>> {
         Arc::new(TypedResource::new(config_map::ConfigMap, ctx.clone())),
         Arc::new(secret::SecretResource::new(ctx.clone())),
         Arc::new(TypedResource::new(service_account::ServiceAccount, ctx.clone())),
-        Arc::new(token_request::TokenRequest::new(ctx.clone())),
     ];
     out.extend(catalog::entries().iter().map(|entry| {
         let kind = generic::CatalogKind::new(entry, behaviour::of(&entry.info));
-        Arc::new(TypedResource::new(kind, ctx.clone())) as Arc<dyn Resource>
+        Arc::new(TypedResource::new(kind, ctx.clone())) as Arc<dyn Listable>
     }));
     out
 }

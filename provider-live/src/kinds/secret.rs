@@ -18,14 +18,17 @@ use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use plugin_runtime::{
-    ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
+    ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, IdentitySchema,
+    ImportRequest, ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
+    Type, Value,
 };
 use serde_json::{Map, Value as Json};
 
 use super::read_string_map;
 use crate::context::Context;
+use crate::discovery::Resolved;
 use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape};
+use crate::list::Listable;
 use crate::objects::{self, Target};
 use crate::resource::{TypedResource, api_resource};
 use crate::timeouts;
@@ -443,6 +446,30 @@ impl Resource for SecretResource {
 
     fn upgrade_state(&self, version: i64, state: Value) -> Result<Value, Diagnostics> {
         self.typed.upgrade_state(version, state)
+    }
+
+    fn identity_schema(&self) -> Option<IdentitySchema> {
+        self.typed.identity_schema()
+    }
+
+    fn identity(&self, state: &Value) -> Option<Value> {
+        self.typed.identity(state)
+    }
+
+    fn import_id(&self, identity: &Value) -> Result<String, Diagnostics> {
+        self.typed.import_id(identity)
+    }
+}
+
+#[async_trait]
+impl Listable for SecretResource {
+    async fn collection(&self, ctx: &Context, config: &Value) -> Result<Resolved, Diagnostics> {
+        self.typed.collection(ctx, config).await
+    }
+
+    /// As [`Resource::import`] makes it: write-only values never in state.
+    fn imported_state(&self, live: &Json) -> Value {
+        without_write_only(self.typed.imported_state(live))
     }
 }
 

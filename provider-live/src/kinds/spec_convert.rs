@@ -17,6 +17,8 @@
 //! - a zero value the server omits (`0`, `false`, `""`, empty collections) keeps the prior's.
 //!
 //! Reading from no prior (an import, or a list item the prior did not have) reads everything.
+//! [`read_full`] reads everything the server has, its defaults too: a data source reports the
+//! live object as it is.
 
 use base64::Engine as _;
 use plugin_runtime::{
@@ -446,6 +448,17 @@ fn write_scalar(scalar: Scalar, value: &Value) -> Result<Json, BadValue> {
 /// `prior` wherever the two mean the same. Every attribute is present (null when absent) and
 /// every block is a list (`single` ones an object or null).
 pub fn read(fields: &[Field], live: &Json, prior: &Value) -> Value {
+    read_in(fields, live, prior, false)
+}
+
+/// The value of a field table read from a live object as it is: every field the object has,
+/// the server's defaults and the keys Kubernetes wrote included (a data source's read).
+pub fn read_full(fields: &[Field], live: &Json) -> Value {
+    read_in(fields, live, &Value::Null, true)
+}
+
+/// [`read`], or with `full` [`read_full`] (whose prior is always null).
+fn read_in(fields: &[Field], live: &Json, prior: &Value, full: bool) -> Value {
     // With no prior (an import, a new list item) everything the object has is read.
     let fresh = prior.is_null() || prior.is_unknown();
     Value::Object(
@@ -453,12 +466,18 @@ pub fn read(fields: &[Field], live: &Json, prior: &Value) -> Value {
             .iter()
             .map(|f| {
                 let p = prior.get(f.name);
-                let absent = if fresh {
+                let absent = if full {
+                    false
+                } else if fresh {
                     is_server_default(f, live)
                 } else {
                     f.presence != Presence::Computed && left_out(f, p)
                 };
-                let value = if absent { empty(f) } else { read_field(f, live, p) };
+                let value = if absent {
+                    empty(f)
+                } else {
+                    read_field(f, live, p, full)
+                };
                 (f.name.to_string(), value)
             })
             .collect(),
@@ -500,7 +519,7 @@ fn empty(field: &Field) -> Value {
     }
 }
 
-fn read_items(sub: &[Field], live: Option<&Json>, prior: &Value) -> Vec<Value> {
+fn read_items(sub: &[Field], live: Option<&Json>, prior: &Value, full: bool) -> Vec<Value> {
     let items = live
         .and_then(Json::as_array)
         .map(Vec::as_slice)
@@ -532,12 +551,12 @@ fn read_items(sub: &[Field], live: Option<&Json>, prior: &Value) -> Vec<Value> {
             } else {
                 prior.elements().get(i)
             };
-            read(sub, item, p.unwrap_or(&Value::Null))
+            read_in(sub, item, p.unwrap_or(&Value::Null), full)
         })
         .collect()
 }
 
-fn read_field(field: &Field, parent: &Json, prior: &Value) -> Value {
+fn read_field(field: &Field, parent: &Json, prior: &Value, full: bool) -> Value {
     let first = || prior.elements().first().unwrap_or(&Value::Null);
     let live = || {
         if field.json == INLINE {
@@ -551,7 +570,7 @@ fn read_field(field: &Field, parent: &Json, prior: &Value) -> Value {
     };
     match field.shape {
         Shape::Object(sub) => match live() {
-            Some(l) => Value::List(vec![read(sub, l, first())]),
+            Some(l) => Value::List(vec![read_in(sub, l, first(), full)]),
             // An empty block (`security_context {}`) the server did not echo back.
             None if prior.elements().len() == 1 && !has_settings(sub, first()) => {
                 Value::List(vec![read(sub, &Json::Object(Map::new()), first())])
@@ -559,10 +578,10 @@ fn read_field(field: &Field, parent: &Json, prior: &Value) -> Value {
             None => Value::List(Vec::new()),
         },
         Shape::Single(sub) => match live() {
-            Some(l) => read(sub, l, prior),
+            Some(l) => read_in(sub, l, prior, full),
             None => Value::Null,
         },
-        Shape::Array(sub) => Value::List(read_items(sub, live(), prior)),
+        Shape::Array(sub) => Value::List(read_items(sub, live(), prior, full)),
         Shape::ArraySet(sub) => Value::Set(
             live()
                 .and_then(Json::as_array)
@@ -573,7 +592,7 @@ fn read_field(field: &Field, parent: &Json, prior: &Value) -> Value {
                         write(sub, p, &AttributePath::default())
                             .is_ok_and(|w| w.iter().all(|(k, v)| item.get(k) == Some(v)))
                     });
-                    read(sub, item, same.unwrap_or(&Value::Null))
+                    read_in(sub, item, same.unwrap_or(&Value::Null), full)
                 })
                 .collect(),
         ),
@@ -588,7 +607,7 @@ fn read_field(field: &Field, parent: &Json, prior: &Value) -> Value {
             // labels and annotations (of a pod template) lose the keys Kubernetes writes itself.
             let live = live().filter(|l| !is_empty_collection(l));
             let keys = prior.entries().filter(|_| prior.is_wholly_known());
-            let import = prior.entries().is_none() && matches!(field.name, "labels" | "annotations");
+            let import = !full && prior.entries().is_none() && matches!(field.name, "labels" | "annotations");
             let keep = |k: &str| match keys {
                 Some(keys) => keys.contains_key(k),
                 None => crate::metadata::user_key(k, &[]),
@@ -995,6 +1014,32 @@ mod tests {
             state.get("strategy").elements().len(),
             1,
             "no prior: everything is read"
+        );
+    }
+
+    #[test]
+    fn a_full_read_keeps_the_servers_defaults_and_every_label() {
+        static META: &[Field] = &[field("labels", "labels", Shape::Map(Scalar::Str), Optional)];
+        static TABLE: &[Field] = &[
+            Field {
+                server_default: Some("\"Cluster\""),
+                ..field("policy", "policy", Shape::One(Scalar::Str), Optional)
+            },
+            field("meta", "metadata", Shape::Object(META), Optional),
+        ];
+        let live =
+            json!({"policy": "Cluster", "metadata": {"labels": {"controller-uid": "u", "app": "web"}}});
+        let imported = read(TABLE, &live, &Value::Null);
+        assert_eq!(
+            imported.get("policy"),
+            &Value::Null,
+            "an import leaves the default out"
+        );
+        let full = read_full(TABLE, &live);
+        assert_eq!(full.get("policy"), &s("Cluster"));
+        assert_eq!(
+            full.get("meta").elements()[0].get("labels"),
+            &map([("app", "web"), ("controller-uid", "u")])
         );
     }
 

@@ -65,14 +65,24 @@ impl TokenRequest {
     }
 }
 
-/// The metadata element of a resource value (`Null` when absent).
-fn metadata(value: &Value) -> &Value {
-    value.get("metadata").elements().first().unwrap_or(&Value::Null)
+/// The one element of a block nested as a list of at most one (this resource) or as a single
+/// object (the ephemeral `kubernetes_token_request_v1`, [`crate::ephemeral`]); `Null` when
+/// absent.
+fn single(block: &Value) -> &Value {
+    match block.plain() {
+        Value::List(items) => items.first().unwrap_or(&Value::Null),
+        _ => block,
+    }
 }
 
-/// The first element of a list block (`Null` when absent).
+/// The metadata element of a resource value (`Null` when absent).
+fn metadata(value: &Value) -> &Value {
+    single(value.get("metadata"))
+}
+
+/// The element of a block of at most one (`Null` when absent).
 fn first<'a>(value: &'a Value, block: &str) -> &'a Value {
-    value.get(block).elements().first().unwrap_or(&Value::Null)
+    single(value.get(block))
 }
 
 /// The service account the token is for: (namespace, name). The plan fills the namespace in.
@@ -133,6 +143,28 @@ fn request_body(config: &Value, namespace: &str, name: &str) -> Json {
     })
 }
 
+/// The spec the server settled on (`audiences`, `expiration_seconds`), from its answer.
+pub(crate) fn answered_spec(answer: &Json) -> Value {
+    let audiences = answer
+        .pointer("/spec/audiences")
+        .and_then(Json::as_array)
+        .map(|a| {
+            Value::List(
+                a.iter()
+                    .filter_map(|s| Some(Value::string(s.as_str()?)))
+                    .collect(),
+            )
+        })
+        .unwrap_or_default();
+    Value::object([
+        ("audiences", audiences),
+        (
+            "expiration_seconds",
+            Value::from(answer.pointer("/spec/expirationSeconds").and_then(Json::as_i64)),
+        ),
+    ])
+}
+
 /// The new state: the planned value, its unknowns filled from the server's answer.
 fn state_of(planned: &Value, answer: &Json) -> Value {
     let text =
@@ -145,24 +177,7 @@ fn state_of(planned: &Value, answer: &Json) -> Value {
             Value::from(answer.pointer("/metadata/generation").and_then(Json::as_i64)),
         ),
     ]);
-    let audiences = answer
-        .pointer("/spec/audiences")
-        .and_then(Json::as_array)
-        .map(|a| {
-            Value::List(
-                a.iter()
-                    .filter_map(|s| Some(Value::string(s.as_str()?)))
-                    .collect(),
-            )
-        })
-        .unwrap_or_default();
-    let spec = Value::object([
-        ("audiences", audiences),
-        (
-            "expiration_seconds",
-            Value::from(answer.pointer("/spec/expirationSeconds").and_then(Json::as_i64)),
-        ),
-    ]);
+    let spec = answered_spec(answer);
     let planned_specs = planned.get("spec").elements().len();
     let observed = Value::object([
         ("token", text("/status/token")),
@@ -221,21 +236,47 @@ fn account_still_there(state: &Value, live: Option<&Json>) -> bool {
     }
 }
 
+/// Asks the TokenRequest API for a token for the service account `namespace/name`, with
+/// what `config` sets ([`request_body`]). The answer always holds the token.
+pub(crate) async fn issue(
+    ctx: &Context,
+    config: &Value,
+    namespace: &str,
+    name: &str,
+) -> Result<Json, Diagnostic> {
+    let conn = ctx.connection()?;
+    let target = account_target(namespace, name);
+    let body = request_body(config, namespace, name);
+    let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), namespace, &target.resource);
+    let params = PostParams::default();
+    let answer: Json = with_retry(|| api.create_subresource("token", name, &params, &body))
+        .await
+        .map_err(|e| ApiError::from_kube(e, &target.object_ref(), "request a token for"))?;
+    if answer.pointer("/status/token").and_then(Json::as_str).is_none() {
+        return Err(TokenError::NoToken(target.object_ref()).into());
+    }
+    Ok(answer)
+}
+
+/// An error at `at` when `spec` asks for a validity shorter than the API grants.
+pub(crate) fn expiration_too_short(spec: &Value, at: AttributePath) -> Option<Diagnostic> {
+    let Value::Number(seconds) = spec.get("expiration_seconds").plain() else {
+        return None;
+    };
+    (seconds.as_f64() < MIN_EXPIRATION_SECONDS as f64).then(|| {
+        Diagnostic::error(
+            "Invalid expiration",
+            format!("expiration_seconds must be at least {MIN_EXPIRATION_SECONDS} (10 minutes)."),
+        )
+        .at(at)
+    })
+}
+
 impl TokenRequest {
     /// Requests the token; returns the new state.
     async fn request(&self, planned: &Value, config: &Value) -> Result<Value, Diagnostic> {
-        let conn = self.ctx.connection()?;
         let (namespace, name) = account(planned)?;
-        let target = account_target(&namespace, &name);
-        let body = request_body(config, &namespace, &name);
-        let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &namespace, &target.resource);
-        let params = PostParams::default();
-        let answer: Json = with_retry(|| api.create_subresource("token", &name, &params, &body))
-            .await
-            .map_err(|e| ApiError::from_kube(e, &target.object_ref(), "request a token for"))?;
-        if answer.pointer("/status/token").and_then(Json::as_str).is_none() {
-            return Err(TokenError::NoToken(target.object_ref()).into());
-        }
+        let answer = issue(&self.ctx, config, &namespace, &name).await?;
         Ok(state_of(planned, &answer))
     }
 }
@@ -286,7 +327,9 @@ fn metadata_block() -> NestedBlock {
     NestedBlock::exactly_one("metadata", block)
 }
 
-fn spec_block() -> NestedBlock {
+/// The `spec` block (a list of at most one; the ephemeral resource nests it as a single
+/// object).
+pub(crate) fn spec_block() -> NestedBlock {
     let bound = Block::new(
         "BoundObjectRef is a reference to an object that the token will be bound to. The token will only \
          be valid for as long as the bound object exists.",
@@ -352,19 +395,11 @@ impl Resource for TokenRequest {
         if !meta.is_null() && meta.get("name").is_null() {
             out.push(TokenError::NoName.into());
         }
-        let seconds = first(config, "spec").get("expiration_seconds");
-        if let Value::Number(n) = seconds.plain()
-            && n.as_f64() < MIN_EXPIRATION_SECONDS as f64
-        {
-            out.push(
-                Diagnostic::error(
-                    "Invalid expiration",
-                    format!("expiration_seconds must be at least {MIN_EXPIRATION_SECONDS} (10 minutes)."),
-                )
-                .at(AttributePath::root("spec")
-                    .index(0)
-                    .attribute("expiration_seconds")),
-            );
+        let at = AttributePath::root("spec")
+            .index(0)
+            .attribute("expiration_seconds");
+        if let Some(short) = expiration_too_short(first(config, "spec"), at) {
+            out.push(short);
         }
         out
     }

@@ -1,0 +1,121 @@
+//! `terraform query` benchmark for provider-live (not a test): on the cluster of `KUBECONFIG`,
+//! else a fresh in-memory test server, creates N unlabelled ConfigMaps in one namespace with
+//! kubectl (N = 1000 by default), lists them with `unlabelled = true`, and counts the API
+//! requests the query made (from the API server's `/metrics`, before and after, on either
+//! server). The goal: one LIST per 500 objects. Prints `objects | listed | LISTs | requests |
+//! wall s`, plus the requests by verb.
+//!
+//! Run: `cargo run --release -p acceptance --bin bench_query` (add `-- 100 2000` for other sizes).
+
+use std::fs;
+use std::time::Instant;
+
+use acceptance::Cluster;
+use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
+use serde_json::json;
+
+const DEFAULT_SIZES: [usize; 1] = [1000];
+
+/// Creates `n` ConfigMaps labelled `bench=query` (and no estate) in `ns`, with one kubectl call.
+fn create_config_maps(cluster: &Cluster, ns: &str, n: usize) -> Result<(), String> {
+    let items: Vec<_> = (0..n)
+        .map(|i| {
+            json!({
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": format!("c-{i}"), "namespace": ns, "labels": {"bench": "query"}},
+                "data": {"index": i.to_string()},
+            })
+        })
+        .collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let file = dir.path().join("config-maps.json");
+    fs::write(&file, list.to_string()).map_err(|e| e.to_string())?;
+    let out = cluster.kubectl(&["create", "--validate=false", "-f", &file.to_string_lossy()]);
+    if out.success() {
+        Ok(())
+    } else {
+        Err(format!("creating {n} ConfigMaps failed:\n{out}"))
+    }
+}
+
+/// Lists `n` unlabelled ConfigMaps once; the table row of what it took.
+fn measure(cluster: &Cluster, n: usize) -> Result<String, String> {
+    let ns = ScratchNamespace::create(cluster, "bench-query");
+    create_config_maps(cluster, &ns.name, n)?;
+    let work = LiveDir::new("bench-query", cluster.kubeconfig());
+    fs::write(
+        work.path().join("bench.tfquery.hcl"),
+        format!(
+            "list \"kubernetes_config_map_v1\" \"found\" {{\n  provider = kubernetes\n  limit    = {}\n  \
+             config {{\n    namespace      = {}\n    label_selector = \"bench=query\"\n    \
+             unlabelled     = true\n  }}\n}}\n",
+            n + 1,
+            quote(&ns.name)
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    let ((query, wall_s), counted) = cluster.count_requests(|| {
+        let start = Instant::now();
+        let query = work.run(&["query", "-no-color"]);
+        (query, start.elapsed().as_secs_f64())
+    });
+    if !query.success() {
+        return Err(format!("query of {n} ConfigMaps failed:\n{query}"));
+    }
+    let listed = query
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("list.kubernetes_config_map_v1.found"))
+        .count();
+    let lists = counted.get("LIST", "configmaps");
+    let by_verb = counted.by_verb();
+    let total = by_verb.values().sum::<u64>();
+    let verbs = by_verb
+        .iter()
+        .map(|(verb, k)| format!("{verb} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(format!(
+        "{n:>7} | {listed:>6} | {lists:>5} | {total:>8} | {wall_s:>7.2} | {verbs}"
+    ))
+}
+
+fn main() {
+    let sizes = match std::env::args()
+        .skip(1)
+        .map(|a| a.parse())
+        .collect::<Result<Vec<usize>, _>>()
+    {
+        Ok(sizes) if sizes.is_empty() => DEFAULT_SIZES.to_vec(),
+        Ok(sizes) => sizes,
+        Err(e) => {
+            eprintln!("usage: bench_query [N ...] (object counts): {e}");
+            std::process::exit(2);
+        }
+    };
+    let cluster = Cluster::start();
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for n in sizes {
+        match measure(&cluster, n) {
+            Ok(row) => rows.push(row),
+            Err(e) => failures.push(e),
+        }
+    }
+    println!(
+        "{:>7} | {:>6} | {:>5} | {:>8} | {:>7} | requests by verb",
+        "objects", "listed", "LISTs", "requests", "wall s"
+    );
+    println!("{}", "-".repeat(72));
+    for row in &rows {
+        println!("{row}");
+    }
+    for failure in &failures {
+        eprintln!("\n{failure}");
+    }
+    if !failures.is_empty() {
+        std::process::exit(1);
+    }
+}

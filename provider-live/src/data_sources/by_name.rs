@@ -1,0 +1,216 @@
+//! Every data source of the data-source catalog that reads one object by name
+//! (`kubernetes_config_map_v1`, `kubernetes_pod`, `kubernetes_secret` ...): the schema is the
+//! catalog's field table, the state is the live object read through it in full. Labels and
+//! annotations leave out what the provider never shows (the estate label, `ignore_labels`,
+//! keys Kubernetes writes itself). A Secret's values are sensitive, and its `binary_data`
+//! holds the keys the configuration names there, base64-encoded and left out of `data`, as
+//! hashicorp's does.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use plugin_runtime::{
+    Attribute, AttributePath, Block, DataSource, Diagnostics, ReadDataRequest, ReadDataResponse, Schema,
+    Type, Value,
+};
+
+use super::{ReadError, diags, first, get};
+use crate::catalog::Entry;
+use crate::context::Context;
+use crate::kinds::spec_convert;
+use crate::metadata::{Ignore, user_key};
+use crate::resource::api_resource;
+
+/// The attributes of a Secret data source that hold its values.
+const SECRET_VALUES: [&str; 2] = ["data", "binary_data"];
+
+pub struct ByName {
+    name: &'static str,
+    entry: &'static Entry,
+    ctx: Arc<Context>,
+}
+
+impl ByName {
+    pub fn new(name: &'static str, entry: &'static Entry, ctx: Arc<Context>) -> ByName {
+        ByName { name, entry, ctx }
+    }
+}
+
+fn is_secret(entry: &Entry) -> bool {
+    entry.info.kind == "Secret"
+}
+
+/// The schema block of a catalog data source: its field table and `id`.
+pub(super) fn block(entry: &Entry) -> Block {
+    let mut block = spec_convert::block(entry.fields, entry.info.description);
+    let doc = "The object's id: `<namespace>/<name>`, or the name of a cluster-scoped object.";
+    block.attributes.push(if entry.id_optional {
+        Attribute::optional_computed("id", Type::String, doc)
+    } else {
+        Attribute::computed("id", Type::String, doc)
+    });
+    if is_secret(entry) {
+        for attribute in &mut block.attributes {
+            attribute.sensitive |= SECRET_VALUES.contains(&attribute.name.as_str());
+        }
+    }
+    block
+}
+
+/// A label or annotation map without the keys the provider never shows.
+fn shown(map: &Value, ignore: &[regex::Regex]) -> Value {
+    match map.entries() {
+        Some(entries) => Value::Map(
+            entries
+                .iter()
+                .filter(|(k, _)| user_key(k, ignore))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        None => Value::Null,
+    }
+}
+
+/// Filters the labels and annotations of a `metadata` block value read in full.
+pub(super) fn filter_metadata(metadata: &mut Value, ignore: &Ignore) {
+    if let Value::List(items) = metadata {
+        for item in items {
+            let labels = shown(item.get("labels"), &ignore.labels);
+            let annotations = shown(item.get("annotations"), &ignore.annotations);
+            item.set("labels", labels);
+            item.set("annotations", annotations);
+        }
+    }
+}
+
+/// hashicorp's Secret data source: the keys `binary_data` names come base64-encoded there and
+/// are left out of `data`; with none named, `binary_data` stays null.
+fn split_binary(value: &mut Value, config: &Value) {
+    let named: Vec<String> = config
+        .get("binary_data")
+        .entries()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    let pick = |map: &Value, keep: bool| match map.entries() {
+        Some(entries) => Value::Map(
+            entries
+                .iter()
+                .filter(|(k, _)| named.contains(k) == keep)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        None => Value::Null,
+    };
+    let binary = if config.get("binary_data").is_null() {
+        Value::Null
+    } else {
+        pick(value.get("binary_data"), true)
+    };
+    let data = pick(value.get("data"), false);
+    value.set("binary_data", binary);
+    value.set("data", data);
+}
+
+#[async_trait]
+impl DataSource for ByName {
+    fn type_name(&self) -> &'static str {
+        self.name
+    }
+
+    fn schema(&self) -> Schema {
+        Schema::new(0, block(self.entry))
+    }
+
+    async fn read(&self, req: ReadDataRequest) -> Result<ReadDataResponse, Diagnostics> {
+        let conn = self.ctx.connection().map_err(diags)?;
+        let meta = first(&req.config, "metadata");
+        let info = &self.entry.info;
+        let Some(name) = meta.get("name").as_str() else {
+            let path = AttributePath::root("metadata").index(0).attribute("name");
+            let why = "The data source reads one object by its name.";
+            return Err(diags(ReadError::Required { path, why }));
+        };
+        let namespace = info
+            .namespaced
+            .then(|| meta.get("namespace").as_str().unwrap_or("default"));
+        let resource = api_resource(info);
+        let live = get(&conn.client, self.name, &resource, namespace, name)
+            .await
+            .map_err(diags)?;
+        let mut state = spec_convert::read_full(self.entry.fields, &live);
+        if let Some(metadata) = state.get_mut("metadata") {
+            filter_metadata(metadata, self.ctx.ignore());
+        }
+        if is_secret(self.entry) {
+            split_binary(&mut state, &req.config);
+        }
+        let id = match namespace {
+            Some(ns) => format!("{ns}/{name}"),
+            None => name.to_string(),
+        };
+        state.set("id", Value::string(id));
+        Ok(ReadDataResponse {
+            state,
+            diagnostics: Diagnostics::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::catalog;
+
+    fn entry(name: &str) -> &'static Entry {
+        catalog::data_entries()
+            .iter()
+            .find(|e| e.info.type_name == name || e.info.aliases.contains(&name))
+            .unwrap_or_else(|| panic!("{name}"))
+    }
+
+    #[test]
+    fn a_secret_reads_decoded_values_and_the_named_binary_keys_encoded() {
+        let secret = entry("kubernetes_secret");
+        let live = json!({
+            "metadata": {"name": "s", "namespace": "ns", "labels": {"tofu-estate": "e", "app": "x"}},
+            "type": "Opaque",
+            "data": {"user": "YWRtaW4=", "blob": "AAEC"}
+        });
+        let mut state = spec_convert::read_full(secret.fields, &live);
+        filter_metadata(state.get_mut("metadata").unwrap(), &Ignore::default());
+        let config = Value::object([("binary_data", Value::string_map([("blob", "")]))]);
+        split_binary(&mut state, &config);
+        assert_eq!(state.get("data"), &Value::string_map([("user", "admin")]));
+        assert_eq!(state.get("binary_data"), &Value::string_map([("blob", "AAEC")]));
+        assert_eq!(state.get("type"), &Value::string("Opaque"));
+        let meta = &state.get("metadata").elements()[0];
+        assert_eq!(meta.get("labels"), &Value::string_map([("app", "x")]));
+        let schema = block(secret);
+        assert!(schema.find_attribute("data").unwrap().sensitive);
+        assert!(schema.find_attribute("binary_data").unwrap().sensitive);
+        assert!(!schema.find_attribute("type").unwrap().sensitive);
+    }
+
+    #[test]
+    fn a_service_reads_the_servers_defaults_as_computed_objects() {
+        let service = entry("kubernetes_service_v1");
+        let live = json!({
+            "metadata": {"name": "web", "namespace": "ns"},
+            "spec": {"type": "ClusterIP", "sessionAffinity": "None", "clusterIP": "10.0.0.1",
+                     "ports": [{"port": 80, "targetPort": 8080, "protocol": "TCP"}]}
+        });
+        let state = spec_convert::read_full(service.fields, &live);
+        let spec = &state.get("spec").elements()[0];
+        assert_eq!(spec.get("session_affinity"), &Value::string("None"));
+        assert_eq!(
+            spec.get("port").elements()[0].get("target_port"),
+            &Value::string("8080")
+        );
+        let schema = block(service);
+        let spec = schema.find_attribute("spec").expect("spec is an attribute");
+        assert!(spec.computed && !spec.optional);
+        assert!(schema.find_block("metadata").is_some());
+    }
+}
