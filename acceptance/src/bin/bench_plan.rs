@@ -103,18 +103,7 @@ fn copy_tf_files(from: &Path, to: &Path) -> Result<(), String> {
 }
 
 fn main() {
-    let sizes = match std::env::args()
-        .skip(1)
-        .map(|a| a.parse())
-        .collect::<Result<Vec<usize>, _>>()
-    {
-        Ok(sizes) if sizes.is_empty() => DEFAULT_SIZES.to_vec(),
-        Ok(sizes) => sizes,
-        Err(e) => {
-            eprintln!("usage: bench_plan [N ...] (object counts): {e}");
-            std::process::exit(2);
-        }
-    };
+    let sizes = acceptance::bench::sizes("bench_plan", &DEFAULT_SIZES);
     let cluster = Cluster::start();
     let mut rows = Vec::new();
     let mut failures = Vec::new();

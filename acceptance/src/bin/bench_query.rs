@@ -83,18 +83,7 @@ fn measure(cluster: &Cluster, n: usize) -> Result<String, String> {
 }
 
 fn main() {
-    let sizes = match std::env::args()
-        .skip(1)
-        .map(|a| a.parse())
-        .collect::<Result<Vec<usize>, _>>()
-    {
-        Ok(sizes) if sizes.is_empty() => DEFAULT_SIZES.to_vec(),
-        Ok(sizes) => sizes,
-        Err(e) => {
-            eprintln!("usage: bench_query [N ...] (object counts): {e}");
-            std::process::exit(2);
-        }
-    };
+    let sizes = acceptance::bench::sizes("bench_query", &DEFAULT_SIZES);
     let cluster = Cluster::start();
     let mut rows = Vec::new();
     let mut failures = Vec::new();
