@@ -30,10 +30,13 @@ help:
 setup:
 	@scripts/setup.sh
 
-# The release binaries, packed as the engine installs providers: dist/mirror + dist/terraformrc.
+# One release build of every binary the demo and the tests run (`cargo build-all`, an alias in
+# .cargo/config.toml), then the providers packed as the engine installs them: dist/mirror +
+# dist/terraformrc. `make test` reuses this build (`cargo test --release`).
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 build:
-	$(CARGO) build --release -p provider-live -p provider-records
-	$(CARGO) run --quiet -p acceptance --bin package_mirror
+	$(CARGO) build-all
+	$(TARGET_DIR)/release/package_mirror
 
 test: setup build
 	@scripts/test.sh
@@ -89,14 +92,14 @@ clean:
 # one, a throwaway key signs them, and they are for testing only.
 RELEASE_DIR ?= dist/release
 release:
-	$(CARGO) build --release -p provider-live -p provider-records
-	$(CARGO) run --quiet -p acceptance --bin release -- --out "$(RELEASE_DIR)"
+	$(CARGO) build-all
+	$(CARGO) run --release --quiet -p acceptance --bin release -- --out "$(RELEASE_DIR)"
 
 # Serves $(RELEASE_DIR) as a provider registry and network mirror over HTTPS (its own CA) on
 # 127.0.0.1:8443, and prints the CLI configuration to use it. Run `make release` first.
 registry:
-	$(CARGO) run --quiet -p acceptance --bin registry -- --dir "$(RELEASE_DIR)"
+	$(CARGO) run --release --quiet -p acceptance --bin registry -- --dir "$(RELEASE_DIR)"
 
 # docs/ (registry layout) regenerated from the providers' schemas, templates/ and examples/.
 docs:
-	$(CARGO) run --quiet -p acceptance --bin docs
+	$(CARGO) run --release --quiet -p acceptance --bin docs

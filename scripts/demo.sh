@@ -38,12 +38,7 @@ if [[ -n "${KUBECONFIG:-}" ]]; then
 else
     step "Starting the in-memory Kubernetes API server (no KUBECONFIG given)"
     server="$target/release/kube-test-server"
-    [[ -x "$server" ]] || server="$target/debug/kube-test-server"
-    if [[ ! -x "$server" ]]; then
-        echo "building kube-test-server"
-        (cd "$root" && cargo build --release --quiet -p kube-test-server)
-        server="$target/release/kube-test-server"
-    fi
+    [[ -x "$server" ]] || fail "$server is missing: run \`make build\` first"
     "$server" --port 0 --kubeconfig "$work/kubeconfig" >"$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 100); do

@@ -93,6 +93,6 @@ fi
 selection=(-p acceptance)
 for t in "${tests[@]}"; do selection+=(--test "$t"); done
 status=0
-scripts/test.sh "${selection[@]}" || status=$?
+TEST_JOBS="${TEST_JOBS:-1}" scripts/test.sh "${selection[@]}" || status=$?
 echo "test-real: ${tests[*]} against the real control plane: $((SECONDS - started)) s in all"
 exit "$status"

@@ -2,20 +2,91 @@
 # `make test`'s last step: every test of the workspace (unit, protocol, and acceptance with the
 # real engine and the release providers from dist/mirror), then one summary line over all of them.
 # Arguments replace `--workspace` to run a part, e.g. `scripts/test.sh -p acceptance --test stages`.
+#
+# Cargo runs test binaries one after the other; most of ours wait on the engine and an API
+# server, so this script builds them with cargo, then runs TEST_JOBS of them at a time (default
+# 2; `scripts/test-real.sh` uses 1, as tests sharing one real cluster count its requests), each
+# in its package's folder as cargo would, and prints each one's output whole when it ends.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+jobs="${TEST_JOBS:-2}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 
 # The acceptance tests find the engine and kubectl in .tools/bin (make setup).
 selection=("$@")
 [[ ${#selection[@]} -gt 0 ]] || selection=(--workspace)
-status=0
-cargo test "${selection[@]}" --no-fail-fast 2>&1 | tee "$log" || status=$?
 
-# cargo prints "test result: ok. 12 passed; 0 failed; 3 ignored; ..." once per test binary.
+# --release: the tests reuse `make build`'s release dependencies and binaries (one compilation).
+# The JSON lines name each test executable and its package; diagnostics still go to the terminal.
+status=0
+cargo test --release "${selection[@]}" --no-run --message-format=json-render-diagnostics \
+    >"$work/build.json" || status=$?
+if [[ "$status" -ne 0 ]]; then
+    echo "cargo test: the tests did not build (exit $status): see the output above"
+    exit "$status"
+fi
+python3 - "$work/build.json" >"$work/binaries" <<'PY'
+import json, os, sys
+
+# label, package folder, executable: acceptance tests first, as they take longest.
+rows = []
+for line in open(sys.argv[1]):
+    msg = json.loads(line)
+    if msg.get("reason") != "compiler-artifact" or not msg["profile"]["test"]:
+        continue
+    if not msg.get("executable"):
+        continue
+    target = msg["target"]
+    src = os.path.relpath(target["src_path"], os.path.dirname(msg["manifest_path"]))
+    kind = "unittests " if target["kind"] != ["test"] else ""
+    label = f"{kind}{src} ({os.path.basename(msg['executable'])})"
+    rows.append((target["kind"] != ["test"], label, os.path.dirname(msg["manifest_path"]), msg["executable"]))
+for _, label, folder, exe in sorted(rows, key=lambda r: r[0]):
+    print(f"{label}\t{folder}\t{exe}")
+PY
+
+# Runs binary number $1 into its own log; the exit code goes beside it.
+run_one() {
+    local i="$1" label="$2" folder="$3" exe="$4" rc=0
+    {
+        echo "     Running $label"
+        (cd "$folder" && "$exe") </dev/null 2>&1 || rc=$?
+    } >"$work/$i.log"
+    echo "$rc" >"$work/$i.rc"
+}
+
+i=0
+running=0
+while IFS=$'\t' read -r label folder exe; do
+    if [[ "$running" -ge "$jobs" ]]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    run_one "$i" "$label" "$folder" "$exe" &
+    running=$((running + 1))
+    i=$((i + 1))
+done <"$work/binaries"
+count=$i
+
+# Outputs in the order the binaries were listed, each as soon as it and those before it are done.
+: >"$work/all.log"
+for ((i = 0; i < count; i++)); do
+    while [[ ! -f "$work/$i.rc" ]]; do sleep 0.2; done
+    cat "$work/$i.log" | tee -a "$work/all.log"
+    [[ "$(cat "$work/$i.rc")" -eq 0 ]] || status=1
+done
+wait
+
+# Doc-tests, unless the selection names single targets (cargo cannot mix those with --doc).
+if [[ ! " ${selection[*]} " =~ \ --(test|lib|bin|example|bench|tests|bins)\  ]]; then
+    cargo test --release "${selection[@]}" --doc 2>&1 | tee -a "$work/all.log" || status=$?
+fi
+
+log="$work/all.log"
+# Each binary prints "test result: ok. 12 passed; 0 failed; 3 ignored; ..." once.
 read -r passed failed ignored < <(
     sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed; \([0-9]*\) ignored.*/\1 \2 \3/p' "$log" |
         awk '{p+=$1; f+=$2; i+=$3} END {print p+0, f+0, i+0}'
@@ -29,7 +100,7 @@ grep -E '^     Running |^   Doc-tests |^test result: ' "$log" | sed 's/^ *//' ||
 grep -E '^SKIP: ' "$log" || true
 echo "----------------------------------------------------------------"
 if [[ "$status" -ne 0 && "$failed" -eq 0 ]]; then
-    echo "cargo test failed before all tests ran (exit $status): see the output above"
+    echo "a test binary failed without a test failing (exit $status): see the output above"
 fi
 echo "summary: $((passed - skipped)) passed, $failed failed, $((ignored + skipped)) skipped"
 exit "$status"

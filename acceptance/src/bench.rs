@@ -1,4 +1,5 @@
-//! What the benchmark binaries (`bench_plan`, `bench_query`) share: their command line.
+//! What the benchmark binaries (`bench_plan`, `bench_query`) share: their command line, medians
+//! and how they print.
 
 /// The object counts given as arguments, or `default` when none are; a usage line naming
 /// `program` and exit 2 on anything else.
@@ -14,5 +15,42 @@ pub fn sizes(program: &str, default: &[usize]) -> Vec<usize> {
             eprintln!("usage: {program} [N ...] (object counts): {e}");
             std::process::exit(2);
         }
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count); 0 when empty.
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+/// Requests by verb as one line: `GET 2, LIST 1`.
+pub fn verbs(by_verb: &std::collections::BTreeMap<String, u64>) -> String {
+    by_verb
+        .iter()
+        .map(|(verb, n)| format!("{verb} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A progress line on stderr, with the seconds since `start`.
+pub fn step(start: std::time::Instant, what: &str) {
+    eprintln!("[{:>7.1} s] {what}", start.elapsed().as_secs_f64());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
     }
 }

@@ -3,6 +3,7 @@
 //! mirror the engine installs the providers from.
 
 pub mod bench;
+pub mod build;
 pub mod cluster;
 pub mod docs;
 pub mod engine;
@@ -11,6 +12,7 @@ pub mod hcl;
 pub mod mirror;
 pub mod paths;
 pub mod plugin_process;
+pub mod provider_meter;
 pub mod records_fixtures;
 pub mod registry;
 pub mod release;

@@ -8,7 +8,6 @@ use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
@@ -38,7 +37,7 @@ pub enum MirrorError {
     },
     #[error("provider binary {0} is missing: build it with `make build`")]
     MissingBinary(PathBuf),
-    #[error("`cargo build --release` of the providers failed ({0})")]
+    #[error("the release build of the providers failed: {0}")]
     Cargo(String),
     #[error("no provider platform name for this machine ({0})")]
     Platform(String),
@@ -196,18 +195,7 @@ pub fn ensure() -> &'static Path {
 }
 
 fn build_and_package() -> Result<PathBuf, MirrorError> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(cargo);
-    build
-        .current_dir(paths::workspace_root())
-        .args(["build", "--release", "--quiet"]);
-    for type_name in PROVIDER_TYPES {
-        build.args(["-p", &format!("provider-{type_name}")]);
-    }
-    let status = build.status().map_err(|e| MirrorError::Cargo(e.to_string()))?;
-    if !status.success() {
-        return Err(MirrorError::Cargo(status.to_string()));
-    }
-    package(&paths::target_dir().join("release"), &paths::dist_dir())?;
+    let release = crate::build::release_dir().map_err(|e| MirrorError::Cargo(e.to_string()))?;
+    package(&release, &paths::dist_dir())?;
     Ok(paths::cli_config())
 }

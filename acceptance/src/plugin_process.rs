@@ -8,7 +8,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -260,48 +260,14 @@ impl Drop for PluginProcess {
     }
 }
 
-/// Where a binary of this workspace is: `PROVIDER_BIN_DIR` when set, else the debug
-/// build in the cargo target directory, built once per test process (the provider
-/// binaries and the runtime's `echo_provider` example).
+/// Where a binary of this workspace is: `PROVIDER_BIN_DIR` when set, else the release build
+/// ([`crate::build`]: the provider binaries and the runtime's `echo_provider` example).
 pub fn binary(name: &str) -> Result<PathBuf, PluginError> {
     if let Some(dir) = std::env::var_os("PROVIDER_BIN_DIR") {
         return Ok(PathBuf::from(dir).join(name));
     }
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let target = BUILT
-        .get_or_init(|| build_binaries().map_err(|e| e.to_string()))
-        .clone()
-        .map_err(|detail| PluginError::Build {
-            what: "the provider binaries".into(),
-            detail,
-        })?;
-    let debug = target.join("debug");
-    let examples = debug.join("examples").join(name);
-    Ok(if examples.exists() {
-        examples
-    } else {
-        debug.join(name)
+    crate::build::binary(name).map_err(|e| PluginError::Build {
+        what: name.into(),
+        detail: e.to_string(),
     })
-}
-
-fn build_binaries() -> Result<PathBuf, PluginError> {
-    let workspace = crate::paths::workspace_root();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let builds: [&[&str]; 2] = [
-        &["build", "-p", "provider-live", "-p", "provider-records"],
-        &["build", "-p", "plugin-runtime", "--example", "echo_provider"],
-    ];
-    for args in builds {
-        let output = std::process::Command::new(&cargo)
-            .args(args)
-            .current_dir(&workspace)
-            .output()?;
-        if !output.status.success() {
-            return Err(PluginError::Build {
-                what: args.join(" "),
-                detail: String::from_utf8_lossy(&output.stderr).into_owned(),
-            });
-        }
-    }
-    Ok(crate::paths::target_dir())
 }

@@ -59,6 +59,27 @@ fn terraform_block(with_live: bool) -> String {
     )
 }
 
+/// A configuration of the records provider alone, for `estate`, with `body` after it.
+pub fn records_only(estate: &str, body: &str) -> String {
+    format!(
+        "{}provider \"records\" {{\n  estate = \"{estate}\"\n}}\n\n{body}",
+        terraform_block(false)
+    )
+}
+
+/// A `records_outputs` resource recording string `values` (name, value), granting `readers`
+/// (HCL entries such as `{ kind = "User", name = "restricted" }`), with `extra` lines inside.
+pub fn outputs_resource(values: &[(&str, &str)], readers: &[String], extra: &str) -> String {
+    let values: String = values
+        .iter()
+        .map(|(name, value)| format!("    {name} = \"{value}\"\n"))
+        .collect();
+    format!(
+        "resource \"records_outputs\" \"this\" {{\n  values = {{\n{values}  }}\n  readers = [{}]\n{extra}}}\n",
+        readers.join(", ")
+    )
+}
+
 /// The producer estate: records every kind of output, and grants `readers` (User names).
 pub struct Producer<'a> {
     pub estate: &'a str,

@@ -208,7 +208,7 @@ pub fn records_namespace(estate: &str) -> String {
 }
 
 /// Copies a root module's `.tf` files (not its `.terraform` folder or state) into `to`.
-fn copy_module(from: &Path, to: &Path) -> Check {
+pub fn copy_module(from: &Path, to: &Path) -> Check {
     fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
     let entries = fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
     for entry in entries {

@@ -28,7 +28,7 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, kube::Error>>,
 {
-    retry(op, retry_hint).await
+    retry(op, retry_hint, tokio::time::sleep).await
 }
 
 /// Runs `op`, which must not run twice (a `generateName` create), retrying only the answers
@@ -38,20 +38,29 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, kube::Error>>,
 {
-    retry(op, |err| match err {
-        kube::Error::Api(status) if status.code == 429 => retry_hint(err),
-        _ => None,
-    })
+    retry(
+        op,
+        |err| match err {
+            kube::Error::Api(status) if status.code == 429 => retry_hint(err),
+            _ => None,
+        },
+        tokio::time::sleep,
+    )
     .await
 }
 
-async fn retry<T, F, Fut>(
+/// The loop, with the wait passed in so that the tests count the delays instead of sleeping
+/// (and need no paused tokio clock, whose `test-util` feature would build tokio twice).
+async fn retry<T, F, Fut, S, Wait>(
     mut op: F,
     retry_hint: impl Fn(&kube::Error) -> Option<Option<Duration>>,
+    mut sleep: S,
 ) -> Result<T, kube::Error>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, kube::Error>>,
+    S: FnMut(Duration) -> Wait,
+    Wait: Future<Output = ()>,
 {
     let mut waited = Duration::ZERO;
     let mut attempt = 1;
@@ -75,7 +84,7 @@ where
             "retrying Kubernetes API call after {}",
             status_code(&err)
         );
-        tokio::time::sleep(delay).await;
+        sleep(delay).await;
         waited += delay;
         attempt += 1;
     }
@@ -106,6 +115,8 @@ fn status_code(err: &kube::Error) -> u16 {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+    use std::future::ready;
     use std::sync::atomic::{AtomicU32, Ordering};
 
     use kube::core::Status;
@@ -117,38 +128,59 @@ mod tests {
         kube::Error::Api(Status::failure("x", "").with_code(code).boxed())
     }
 
-    /// A fake call failing with `code` for the first `failures` calls, counting calls.
-    async fn run(code: u16, failures: u32) -> (Result<u32, kube::Error>, u32) {
-        let calls = AtomicU32::new(0);
-        let result = with_retry(|| {
-            let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
-            async move { if n <= failures { Err(status(code)) } else { Ok(n) } }
+    /// `retry` with `hint`, its waits added up instead of slept: the result and the total wait.
+    async fn timed<T, F, Fut>(
+        op: F,
+        hint: impl Fn(&kube::Error) -> Option<Option<Duration>>,
+    ) -> (Result<T, kube::Error>, Duration)
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, kube::Error>>,
+    {
+        let waited = Cell::new(Duration::ZERO);
+        let result = retry(op, hint, |delay| {
+            waited.set(waited.get() + delay);
+            ready(())
         })
         .await;
-        (result, calls.load(Ordering::SeqCst))
+        (result, waited.get())
     }
 
-    #[tokio::test(start_paused = true)]
+    /// A fake call failing with `code` for the first `failures` calls: the result, the number
+    /// of calls and the total wait.
+    async fn run(code: u16, failures: u32) -> (Result<u32, kube::Error>, u32, Duration) {
+        let calls = AtomicU32::new(0);
+        let (result, waited) = timed(
+            || {
+                let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+                async move { if n <= failures { Err(status(code)) } else { Ok(n) } }
+            },
+            retry_hint,
+        )
+        .await;
+        (result, calls.load(Ordering::SeqCst), waited)
+    }
+
+    #[tokio::test]
     async fn retries_throttling_and_server_errors_until_success() {
-        let (r, calls) = run(429, 2).await;
+        let (r, calls, _) = run(429, 2).await;
         assert_eq!(r.unwrap(), 3);
         assert_eq!(calls, 3);
-        let (r, calls) = run(503, 4).await;
+        let (r, calls, _) = run(503, 4).await;
         assert_eq!(r.unwrap(), 5);
         assert_eq!(calls, 5);
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn gives_up_after_five_attempts() {
-        let start = tokio::time::Instant::now();
-        let (r, calls) = run(500, 100).await;
+        let (r, calls, waited) = run(500, 100).await;
         assert!(matches!(r, Err(kube::Error::Api(s)) if s.code == 500));
         assert_eq!(calls, MAX_ATTEMPTS);
         // 200 + 400 + 800 + 1600 ms of backoff.
-        assert_eq!(start.elapsed(), Duration::from_millis(3000));
+        assert_eq!(waited, Duration::from_millis(3000));
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn a_request_that_must_not_run_twice_is_retried_on_429_only() {
         for (code, expected_calls) in [(500, 1), (503, 1), (429, 2)] {
             let calls = AtomicU32::new(0);
@@ -162,42 +194,45 @@ mod tests {
         }
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn client_errors_are_not_retried() {
         for code in [400, 403, 404, 409, 422] {
-            let (r, calls) = run(code, 100).await;
+            let (r, calls, waited) = run(code, 100).await;
             assert!(r.is_err());
             assert_eq!(calls, 1, "{code}");
+            assert_eq!(waited, Duration::ZERO, "{code}");
         }
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn honours_retry_after_within_the_budget() {
-        let start = tokio::time::Instant::now();
         let calls = AtomicU32::new(0);
-        let r: Result<(), kube::Error> = with_retry(|| {
-            calls.fetch_add(1, Ordering::SeqCst);
-            async {
-                let details = StatusDetails {
-                    name: String::new(),
-                    group: String::new(),
-                    kind: String::new(),
-                    uid: String::new(),
-                    causes: vec![],
-                    retry_after_seconds: 3,
-                };
-                Err(kube::Error::Api(
-                    Status::failure("slow down", "TooManyRequests")
-                        .with_code(429)
-                        .with_details(details)
-                        .boxed(),
-                ))
-            }
-        })
+        let (r, waited): (Result<(), kube::Error>, _) = timed(
+            || {
+                calls.fetch_add(1, Ordering::SeqCst);
+                async {
+                    let details = StatusDetails {
+                        name: String::new(),
+                        group: String::new(),
+                        kind: String::new(),
+                        uid: String::new(),
+                        causes: vec![],
+                        retry_after_seconds: 3,
+                    };
+                    Err(kube::Error::Api(
+                        Status::failure("slow down", "TooManyRequests")
+                            .with_code(429)
+                            .with_details(details)
+                            .boxed(),
+                    ))
+                }
+            },
+            retry_hint,
+        )
         .await;
         assert!(r.is_err());
         // 3 s waits: three fit in the 10 s budget, a fourth would not.
         assert_eq!(calls.load(Ordering::SeqCst), 4);
-        assert_eq!(start.elapsed(), Duration::from_secs(9));
+        assert_eq!(waited, Duration::from_secs(9));
     }
 }

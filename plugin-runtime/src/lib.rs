@@ -20,6 +20,7 @@
 
 pub mod codec;
 pub mod diagnostics;
+pub mod duration;
 pub mod ephemeral;
 pub mod function;
 mod go_plugin;

@@ -357,7 +357,10 @@ impl<P: Provider> ProviderService<P> {
     fn capabilities() -> pb::ServerCapabilities {
         pb::ServerCapabilities {
             plan_destroy: false,
-            get_provider_schema_optional: false,
+            // The schema is built once, in `new`, whether asked for or not: the engine may reuse
+            // the copy it fetched from the first provider process of a run instead of fetching
+            // and converting the whole schema again in every later one (a plan starts several).
+            get_provider_schema_optional: true,
             move_resource_state: false,
             generate_resource_config: false,
         }

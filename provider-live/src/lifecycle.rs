@@ -135,7 +135,7 @@ pub async fn guarded_apply(
             force: manager.force && precondition.is_some(),
         };
         let applied = objects::apply(client, target, body, &manager, precondition.as_ref()).await;
-        ctx.cache.invalidate();
+        ctx.cache.wrote(target);
         match applied {
             Err(e) if moved(&e, live.is_none()) && attempt < ATTEMPTS => continue,
             Err(e) if moved(&e, false) => break,

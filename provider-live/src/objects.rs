@@ -347,15 +347,29 @@ impl From<WaitError> for plugin_runtime::Diagnostic {
     }
 }
 
-/// Every object of a kind (in one namespace, or cluster-wide) matching `selector`.
+/// Objects per LIST request of [`list`]: the page size kubectl uses.
+const PAGE: u32 = 500;
+
+/// Every object of a kind (in one namespace, or cluster-wide) matching `selector`, handed to
+/// `each` page by page, in pages of [`PAGE`]: a collection of 10,000 objects is 20 requests,
+/// and only one page of them is in memory at once as parsed objects.
 pub async fn list(
     client: &Client,
     resource: &ApiResource,
     namespace: Option<&str>,
     selector: &str,
-) -> Result<Vec<Json>, ApiError> {
-    let params = ListParams::default().labels(selector);
-    list_with(client, resource, namespace, &params, &format!("({selector})")).await
+    mut each: impl FnMut(Json),
+) -> Result<(), ApiError> {
+    let what = format!("({selector})");
+    let mut params = ListParams::default().labels(selector).limit(PAGE);
+    loop {
+        let (page, next) = list_page(client, resource, namespace, &params, &what).await?;
+        page.into_iter().for_each(&mut each);
+        match next {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(()),
+        }
+    }
 }
 
 /// Every object of a kind matching `params` (selectors, limit), in one request; `what` names

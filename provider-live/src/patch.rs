@@ -451,7 +451,7 @@ impl PatchResource {
         let mut force = force;
         loop {
             let result = objects::apply(client, target, body, &Manager { name: manager, force }, None).await;
-            self.ctx.cache.invalidate();
+            self.ctx.cache.wrote(target);
             match result {
                 Ok(applied) => return Ok(applied),
                 Err(ApiError::Conflict { object, fields, .. }) if !fields.is_empty() => {

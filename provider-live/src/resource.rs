@@ -2,12 +2,12 @@
 //! `estate` and `metadata` to the kind's schema and does what every kind shares: estate
 //! stamping, adopt/refuse, the stale-plan guard, plan/apply/read/import and deletes.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use kube::api::ApiResource;
 use plugin_runtime::{
-    ApplyRequest, ApplyResponse, Attribute, Diagnostic, Diagnostics, IdentitySchema, ImportRequest,
+    ApplyRequest, ApplyResponse, Attribute, Block, Diagnostic, Diagnostics, IdentitySchema, ImportRequest,
     ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
 };
 use serde_json::{Map, Value as Json};
@@ -25,6 +25,9 @@ use crate::{identity, metadata, plan, timeouts};
 pub struct TypedResource<K: Kind> {
     kind: K,
     ctx: Arc<Context>,
+    /// The kind's block and the resource's schema, built on first use: every plan, read and
+    /// write needs them, and building them anew for each object cost more than the rest.
+    schemas: OnceLock<(Block, Schema)>,
 }
 
 /// The API resource of a kind known at compile time.
@@ -63,7 +66,45 @@ pub fn parse_import_id(id: &str, namespaced: bool) -> Result<(Option<String>, St
 
 impl<K: Kind> TypedResource<K> {
     pub fn new(kind: K, ctx: Arc<Context>) -> TypedResource<K> {
-        TypedResource { kind, ctx }
+        TypedResource {
+            kind,
+            ctx,
+            schemas: OnceLock::new(),
+        }
+    }
+
+    /// The kind's block (without `id`, `estate`, `metadata`) and the resource's whole schema.
+    fn schemas(&self) -> &(Block, Schema) {
+        self.schemas.get_or_init(|| {
+            let info = self.info();
+            let kind_block = self.kind.block();
+            let mut block = kind_block.clone();
+            block.description = info.description.to_string();
+            let id_doc = if info.namespaced {
+                "`<namespace>/<name>` of the object."
+            } else {
+                "The object's name."
+            };
+            block
+                .attributes
+                .insert(0, Attribute::optional_computed("id", Type::String, id_doc));
+            block.attributes.insert(
+                1,
+                Attribute::computed(
+                    "estate",
+                    Type::String,
+                    "The estate whose label `tofu-estate` the object carries (null when unlabelled). \
+                     Every apply stamps the provider's estate.",
+                ),
+            );
+            metadata::add_to(&mut block, info);
+            (kind_block, Schema::new(0, block))
+        })
+    }
+
+    /// The resource's schema block.
+    fn block(&self) -> &Block {
+        &self.schemas().1.block
     }
 
     fn info(&self) -> &'static KindInfo {
@@ -115,7 +156,7 @@ impl<K: Kind> TypedResource<K> {
             Value::from(metadata::estate_of(object).map(str::to_string)),
         );
         state.set("metadata", metadata::wrap(info, meta));
-        plan::conform(&self.schema().block, state)
+        plan::conform(self.block(), state)
     }
 
     /// The guard's checks; `prior` is the prior state (`Null` for a create), whose uid the
@@ -219,7 +260,7 @@ impl<K: Kind> TypedResource<K> {
             "metadata".into(),
             Json::Object(metadata::to_json(metadata::of(value), estate)),
         );
-        let configured = plan::configured_only(&self.kind.block(), value, config);
+        let configured = plan::configured_only(&self.schemas().0, value, config);
         body.extend(self.kind.to_object(&configured)?);
         Ok(Json::Object(body))
     }
@@ -289,28 +330,7 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     fn schema(&self) -> Schema {
-        let info = self.info();
-        let mut block = self.kind.block();
-        block.description = info.description.to_string();
-        let id_doc = if info.namespaced {
-            "`<namespace>/<name>` of the object."
-        } else {
-            "The object's name."
-        };
-        block
-            .attributes
-            .insert(0, Attribute::optional_computed("id", Type::String, id_doc));
-        block.attributes.insert(
-            1,
-            Attribute::computed(
-                "estate",
-                Type::String,
-                "The estate whose label `tofu-estate` the object carries (null when unlabelled). \
-                 Every apply stamps the provider's estate.",
-            ),
-        );
-        metadata::add_to(&mut block, info);
-        Schema::new(0, block)
+        self.schemas().1.clone()
     }
 
     fn validate(&self, config: &Value) -> Diagnostics {
@@ -350,9 +370,8 @@ impl<K: Kind> Resource for TypedResource<K> {
     async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let estate = conn.estate.as_str();
-        let schema = self.schema();
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
-        let mut planned = plan::unknown_computed(&schema.block, &req.proposed_new_state, prior);
+        let mut planned = plan::unknown_computed(self.block(), &req.proposed_new_state, prior);
         if self.info().namespaced
             && let Some(meta) = metadata::of_mut(&mut planned)
             && meta.get("namespace").is_null()

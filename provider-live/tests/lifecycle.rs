@@ -740,11 +740,18 @@ async fn manifest_lifecycle() {
 
     // A kind the cluster does not serve yet (a CRD created in the same run) plans, and the
     // apply says what is missing.
-    let widget = Value::object([(
-        "manifest",
-        Value::from_json(&json!({"apiVersion": "example.com/v1", "kind": "Widget",
-            "metadata": {"name": "w", "namespace": "platform"}})),
-    )]);
+    let widget = Value::object([
+        (
+            "manifest",
+            Value::from_json(&json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                "metadata": {"name": "w", "namespace": "platform"}})),
+        ),
+        // The apply waits that long for the kind to be served (the default is 10 minutes).
+        (
+            "timeouts",
+            Value::List(vec![Value::object([("create", Value::string("1s"))])]),
+        ),
+    ]);
     let mut w = Instance::new(&h, "kubernetes_manifest", widget).await;
     let plan = w.plan().await.unwrap();
     assert!(plan.planned_state.get("object").is_unknown());

@@ -1,21 +1,34 @@
 //! Data source `terraform_estate_outputs`: another estate's recorded outputs, read with
-//! `get` by name when `names` is given (k names, k GETs, no `list` permission needed) or
-//! with one list of the estate's output Secrets otherwise. A read never writes anything.
+//! `get` by name when `names` is given (k names, k GETs, a few at a time, no `list`
+//! permission needed) or with one list of the estate's output Secrets otherwise. A read
+//! never writes anything.
+//!
+//! What is read can be pinned and checked: `serial` reads the outputs as they were at that
+//! apply of the producer (from each output's history), `min_serial` and `max_age` refuse
+//! outputs older than the consumer accepts. `versions` gives each output's serial and time,
+//! for `precondition`s and for `records_seen`, which warns of upstream changes.
+//! A reader granted some outputs only still reads those; the others are refused by name.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::{StreamExt, stream};
 use k8s_openapi::api::core::v1::Secret;
 use kube_estate::{ApiError, Configured, Connection, Estate};
+use plugin_runtime::duration;
 use plugin_runtime::{
     Attribute, AttributePath, Block, DataSource, Diagnostic, Diagnostics, Number, ReadDataRequest,
     ReadDataResponse, Schema, Type, Value,
 };
 
-use crate::record::{self, RecordError, Recorded, secret_name};
+use crate::record::{self, RecordError, Recorded, Version, secret_name};
 use crate::refusal::{Refusal, identity};
 use crate::store::Store;
+
+/// How many GETs a read by name has in flight at once.
+const GETS_IN_FLIGHT: usize = 8;
 
 pub struct EstateOutputs {
     configured: Arc<Configured>,
@@ -40,6 +53,28 @@ enum ReadError {
     Undecodable(#[from] RecordError),
     #[error(transparent)]
     Api(Box<ApiError>),
+    #[error("serial {serial} of estate {estate} is no longer recorded")]
+    SerialGone {
+        estate: Estate,
+        serial: u64,
+        output: String,
+        kept: Vec<u64>,
+    },
+    #[error("outputs of estate {estate} are older than serial {min_serial}")]
+    BelowMinSerial {
+        estate: Estate,
+        min_serial: u64,
+        newest: record::Stamp,
+    },
+    #[error("outputs of estate {estate} are older than {max_age}")]
+    TooOld {
+        estate: Estate,
+        max_age: String,
+        /// Output name, its age and the apply that recorded it, oldest first.
+        stale: Vec<(String, Duration, String)>,
+        /// The newest apply among the outputs read.
+        last_apply: record::Stamp,
+    },
 }
 
 impl From<ApiError> for ReadError {
@@ -84,6 +119,63 @@ impl From<ReadError> for Diagnostic {
             ReadError::Refused(r) => (*r).into(),
             ReadError::Undecodable(e) => e.into(),
             ReadError::Api(e) => (*e).into(),
+            ReadError::SerialGone {
+                estate,
+                serial,
+                output,
+                kept,
+            } => {
+                let kept: Vec<String> = kept.iter().map(u64::to_string).collect();
+                Diagnostic::error(
+                    format!("Serial {serial} of estate \"{estate}\" is no longer recorded"),
+                    format!(
+                        "Output {output:?} of estate \"{estate}\" keeps serials {} only (newest first): \
+                         its history does not reach back to serial {serial}, or it was not recorded yet \
+                         then. Pin a serial that remains, or ask the owners of estate \"{estate}\" for a \
+                         longer `history` on its records_outputs resource.",
+                        kept.join(", ")
+                    ),
+                )
+                .at(AttributePath::root("serial"))
+            }
+            ReadError::BelowMinSerial {
+                estate,
+                min_serial,
+                newest,
+            } => Diagnostic::error(
+                format!("Outputs of estate \"{estate}\" are older than min_serial {min_serial}"),
+                format!(
+                    "The newest of the outputs read was recorded at serial {} (applied at {}), before \
+                     serial {min_serial}. Apply estate \"{estate}\" first, or lower min_serial.",
+                    newest.serial, newest.applied_at
+                ),
+            )
+            .at(AttributePath::root("min_serial")),
+            ReadError::TooOld {
+                estate,
+                max_age,
+                stale,
+                last_apply,
+            } => {
+                let each: Vec<String> = stale
+                    .iter()
+                    .map(|(name, age, at)| {
+                        format!("{name:?} is {} old (recorded at {at})", duration::format(*age))
+                    })
+                    .collect();
+                Diagnostic::error(
+                    format!("Outputs of estate \"{estate}\" are older than max_age {max_age}"),
+                    format!(
+                        "{}. Estate \"{estate}\" last applied a change to these outputs at {} (serial {}). \
+                         Outputs change only when that estate applies a change to them: apply it, or \
+                         raise max_age.",
+                        each.join("; "),
+                        last_apply.applied_at,
+                        last_apply.serial
+                    ),
+                )
+                .at(AttributePath::root("max_age"))
+            }
         }
     }
 }
@@ -93,6 +185,38 @@ struct Found {
     recorded: Vec<Recorded>,
     /// Names asked for that are not recorded.
     missing: Vec<String>,
+}
+
+/// What a read by name got for each name.
+enum Got {
+    Found(Box<Recorded>),
+    Missing(String),
+    Refused {
+        name: String,
+        verb: String,
+        message: String,
+    },
+}
+
+/// The pinning and freshness a configuration asks for.
+struct Wanted {
+    serial: Option<u64>,
+    min_serial: Option<u64>,
+    max_age: Option<(String, Duration)>,
+}
+
+impl Wanted {
+    fn of(config: &Value) -> Wanted {
+        let serial = |k: &str| config.get(k).as_i64().and_then(|n| u64::try_from(n).ok());
+        Wanted {
+            serial: serial("serial"),
+            min_serial: serial("min_serial"),
+            max_age: config
+                .get("max_age")
+                .as_str()
+                .and_then(|text| Some((text.to_string(), duration::parse(text).ok()?))),
+        }
+    }
 }
 
 impl EstateOutputs {
@@ -111,10 +235,7 @@ impl EstateOutputs {
         };
         // A refused read: nothing is refused where nothing is recorded (an estate destroyed
         // took its grants with it), so that case reads as "not recorded" instead.
-        let refused = |e: ApiError, secret_names: Vec<String>| async {
-            let ApiError::Forbidden { verb, message, .. } = e else {
-                return Err(e.into());
-            };
+        let refused = |verb: String, message: String, outputs: Vec<String>, granted: Vec<String>| async {
             let namespace = store.get_namespace().await;
             if let Ok(None) = namespace.map(|ns| ns.filter(|n| n.metadata.deletion_timestamp.is_none())) {
                 return Ok(Found {
@@ -127,16 +248,38 @@ impl EstateOutputs {
                 estate: estate.clone(),
                 identity: identity(&conn.client, &message).await,
                 verb,
-                secret_names,
+                secret_names: outputs.iter().map(|n| secret_name(n)).collect(),
+                outputs,
+                granted,
                 server_message: message,
             })))
         };
         let found = match &names {
-            Some(names) => match get_each(&store, names).await {
-                Ok(found) => found,
-                Err(ReadError::Api(e)) => refused(*e, names.iter().map(|n| secret_name(n)).collect()).await?,
-                Err(other) => return Err(other),
-            },
+            Some(names) => {
+                let mut found = Found {
+                    recorded: Vec::new(),
+                    missing: Vec::new(),
+                };
+                let mut denied: Vec<String> = Vec::new();
+                let mut first_refusal = None;
+                for got in get_each(&store, names).await? {
+                    match got {
+                        Got::Found(r) => found.recorded.push(*r),
+                        Got::Missing(name) => found.missing.push(name),
+                        Got::Refused { name, verb, message } => {
+                            denied.push(name);
+                            first_refusal.get_or_insert((verb, message));
+                        }
+                    }
+                }
+                match first_refusal {
+                    Some((verb, message)) => {
+                        let granted = found.recorded.iter().map(|r| r.output.name.clone()).collect();
+                        refused(verb, message, denied, granted).await?
+                    }
+                    None => found,
+                }
+            }
             None => match store.list_outputs().await {
                 Ok(secrets) => Found {
                     recorded: secrets
@@ -145,32 +288,125 @@ impl EstateOutputs {
                         .collect::<Result<_, _>>()?,
                     missing: Vec::new(),
                 },
-                Err(e) => refused(e, Vec::new()).await?,
+                Err(ApiError::Forbidden { verb, message, .. }) => {
+                    refused(verb, message, Vec::new(), Vec::new()).await?
+                }
+                Err(e) => return Err(e.into()),
             },
         };
-        respond(config, &estate, found)
+        respond(config, &estate, found, time::OffsetDateTime::now_utc())
     }
 }
 
-/// Reads each named output with one get.
-async fn get_each(store: &Store, names: &[String]) -> Result<Found, ReadError> {
-    let mut found = Found {
-        recorded: Vec::new(),
-        missing: Vec::new(),
+/// Reads each named output with one get, a few at a time, in the order named.
+async fn get_each(store: &Store, names: &[String]) -> Result<Vec<Got>, ReadError> {
+    // The futures are made before they are streamed: a closure returning them inside the
+    // stream would not be `Send` for every lifetime, as `read` needs.
+    let futures: Vec<_> = names.iter().map(|name| get_one(store, name)).collect();
+    let gets = stream::iter(futures)
+        .buffered(GETS_IN_FLIGHT)
+        .collect::<Vec<_>>()
+        .await;
+    gets.into_iter()
+        .map(|(name, got)| {
+            Ok(match got {
+                Err(ApiError::Forbidden { verb, message, .. }) => Got::Refused {
+                    name: name.clone(),
+                    verb,
+                    message,
+                },
+                Err(e) => return Err(e.into()),
+                Ok(secret) => match secret.map(|s| record::from_secret(&s)).transpose()? {
+                    // A Secret of that name recording another output does not count.
+                    Some(r) if r.output.name == *name => Got::Found(Box::new(r)),
+                    _ => Got::Missing(name.clone()),
+                },
+            })
+        })
+        .collect()
+}
+
+async fn get_one<'a>(store: &Store, name: &'a String) -> (&'a String, Result<Option<Secret>, ApiError>) {
+    (name, store.get::<Secret>(&secret_name(name)).await)
+}
+
+fn number(n: u64) -> Value {
+    Value::Number(Number::Int(i64::try_from(n).unwrap_or(i64::MAX)))
+}
+
+/// The type of `versions`: output name -> `{ serial, as_of }`.
+pub fn versions_type() -> Type {
+    Type::map(Type::object([("serial", Type::Number), ("as_of", Type::String)]))
+}
+
+/// The version of each recorded output the configuration asks for: the one in force at
+/// `serial`, else the current one; then checked against `min_serial` and `max_age`.
+fn select(
+    wanted: &Wanted,
+    estate: &Estate,
+    recorded: &[Recorded],
+    now: time::OffsetDateTime,
+) -> Result<Vec<(String, Version)>, ReadError> {
+    let mut selected = Vec::new();
+    for r in recorded {
+        let version = match wanted.serial {
+            Some(serial) => r.at(serial).map_err(|kept| ReadError::SerialGone {
+                estate: estate.clone(),
+                serial,
+                output: r.output.name.clone(),
+                kept,
+            })?,
+            None => r.current(),
+        };
+        selected.push((r.output.name.clone(), version));
+    }
+    let Some(newest) = selected
+        .iter()
+        .map(|(_, v)| &v.stamp)
+        .max_by_key(|s| s.serial)
+        .cloned()
+    else {
+        return Ok(selected);
     };
-    for name in names {
-        let secret = store.get::<Secret>(&secret_name(name)).await?;
-        match secret.map(|s| record::from_secret(&s)).transpose()? {
-            // A Secret of that name recording another output does not count.
-            Some(r) if r.output.name == *name => found.recorded.push(r),
-            _ => found.missing.push(name.clone()),
+    if let Some(min_serial) = wanted.min_serial.filter(|min| newest.serial < *min) {
+        return Err(ReadError::BelowMinSerial {
+            estate: estate.clone(),
+            min_serial,
+            newest,
+        });
+    }
+    if let Some((text, max_age)) = &wanted.max_age {
+        let mut stale = Vec::new();
+        for (name, version) in &selected {
+            let age = version.stamp.age(now).map_err(|reason| RecordError {
+                namespace: estate.records_namespace(),
+                secret: secret_name(name),
+                reason,
+            })?;
+            if age > *max_age {
+                stale.push((name.clone(), age, version.stamp.applied_at.clone()));
+            }
+        }
+        if !stale.is_empty() {
+            stale.sort_by_key(|(_, age, _)| std::cmp::Reverse(*age));
+            return Err(ReadError::TooOld {
+                estate: estate.clone(),
+                max_age: text.clone(),
+                stale,
+                last_apply: newest,
+            });
         }
     }
-    Ok(found)
+    Ok(selected)
 }
 
 /// The data source's state from what was found, `defaults` filling in what is not recorded.
-fn respond(config: &Value, estate: &Estate, found: Found) -> Result<ReadDataResponse, ReadError> {
+fn respond(
+    config: &Value,
+    estate: &Estate,
+    found: Found,
+    now: time::OffsetDateTime,
+) -> Result<ReadDataResponse, ReadError> {
     let defaults: BTreeMap<String, Value> = config.get("defaults").entries().cloned().unwrap_or_default();
     let missing: Vec<String> = found
         .missing
@@ -185,41 +421,56 @@ fn respond(config: &Value, estate: &Estate, found: Found) -> Result<ReadDataResp
             missing,
         });
     }
-    let sensitive_names: BTreeSet<&str> = found
-        .recorded
+    let wanted = Wanted::of(config);
+    let selected = select(&wanted, estate, &found.recorded, now)?;
+    let sensitive_names: BTreeSet<&str> = selected
         .iter()
-        .filter(|r| r.output.sensitive)
-        .map(|r| r.output.name.as_str())
+        .filter(|(_, v)| v.sensitive)
+        .map(|(name, _)| name.as_str())
         .collect();
     let mut values: BTreeMap<String, Value> = defaults
         .into_iter()
         .filter(|(k, _)| !sensitive_names.contains(k.as_str()))
         .collect();
     let mut sensitive = BTreeMap::new();
-    for r in &found.recorded {
-        let target = if r.output.sensitive {
-            &mut sensitive
-        } else {
-            &mut values
-        };
-        target.insert(r.output.name.clone(), r.output.value.clone());
+    let mut versions = BTreeMap::new();
+    for (name, v) in &selected {
+        let target = if v.sensitive { &mut sensitive } else { &mut values };
+        target.insert(name.clone(), v.value.clone());
+        versions.insert(
+            name.clone(),
+            Value::object([
+                ("serial", number(v.stamp.serial)),
+                ("as_of", Value::string(&v.stamp.applied_at)),
+            ]),
+        );
     }
-    let latest = found.recorded.iter().map(|r| &r.stamp).max_by_key(|s| s.serial);
+    let latest = selected.iter().map(|(_, v)| &v.stamp).max_by_key(|s| s.serial);
     let mut state = config.clone();
     state.set("values", Value::Object(values));
     state.set("sensitive_values", Value::Object(sensitive));
+    state.set("versions", Value::typed(&versions_type(), Value::Map(versions)));
     state.set(
         "as_of",
         latest.map(|s| Value::string(&s.applied_at)).unwrap_or_default(),
     );
-    state.set(
-        "serial",
-        latest
-            .map(|s| Value::Number(Number::Int(i64::try_from(s.serial).unwrap_or(i64::MAX))))
-            .unwrap_or_default(),
-    );
-    let diagnostics = match latest {
-        Some(s) => Diagnostic::warning(
+    if wanted.serial.is_none() {
+        state.set("serial", latest.map(|s| number(s.serial)).unwrap_or_default());
+    }
+    let diagnostics = match (latest, wanted.serial) {
+        (Some(s), Some(pinned)) => Diagnostic::warning(
+            format!(
+                "Outputs of estate \"{estate}\" are pinned to serial {pinned} (recorded at {})",
+                s.applied_at
+            ),
+            format!(
+                "They were read from the history kept in namespace \"{}\"; remove `serial` to read the \
+                 outputs estate \"{estate}\" recorded last.",
+                estate.records_namespace()
+            ),
+        )
+        .into(),
+        (Some(s), None) => Diagnostic::warning(
             format!(
                 "Outputs of estate \"{estate}\" are as of its last apply at {} (serial {})",
                 s.applied_at, s.serial
@@ -231,7 +482,7 @@ fn respond(config: &Value, estate: &Estate, found: Found) -> Result<ReadDataResp
             ),
         )
         .into(),
-        None => Diagnostics::new(),
+        (None, _) => Diagnostics::new(),
     };
     Ok(ReadDataResponse { state, diagnostics })
 }
@@ -266,6 +517,19 @@ impl DataSource for EstateOutputs {
                 Type::Dynamic,
                 "Values for outputs that are not recorded, as in `terraform_remote_state`.",
             ))
+            .attribute(Attribute::optional(
+                "min_serial",
+                Type::Number,
+                "Fail the read unless the newest of the outputs read was recorded at this serial of \
+                 the estate or later.",
+            ))
+            .attribute(Attribute::optional(
+                "max_age",
+                Type::String,
+                "Fail the read when an output read was recorded longer ago than this Go duration \
+                 (e.g. \"24h\", \"90m\"); the error names the estate, each output's age and the last \
+                 apply. An output's time is that of the last apply that changed it.",
+            ))
             .attribute(Attribute::computed(
                 "values",
                 Type::Dynamic,
@@ -280,14 +544,23 @@ impl DataSource for EstateOutputs {
                 .sensitive(),
             )
             .attribute(Attribute::computed(
+                "versions",
+                versions_type(),
+                "Each output read, by name: `serial` and `as_of` (RFC 3339, UTC) of the apply that \
+                 recorded the value read. For `precondition`s, and for `records_seen`, which warns \
+                 when they change.",
+            ))
+            .attribute(Attribute::computed(
                 "as_of",
                 Type::String,
                 "When the estate last changed the outputs read (RFC 3339, UTC).",
             ))
-            .attribute(Attribute::computed(
+            .attribute(Attribute::optional_computed(
                 "serial",
                 Type::Number,
-                "The serial of that apply.",
+                "The serial of that apply. Set it to read the outputs as they were at that serial of \
+                 the estate, from the history each output keeps (`history` on `records_outputs`); \
+                 a serial no longer kept fails the read, naming the serials that remain.",
             )),
         )
     }
@@ -317,6 +590,27 @@ impl DataSource for EstateOutputs {
                 Diagnostic::error("Invalid defaults", "defaults must be an object of output values.")
                     .at(AttributePath::root("defaults")),
             );
+        }
+        for attribute in ["serial", "min_serial"] {
+            let value = config.get(attribute);
+            if value.is_null() || value.is_unknown() {
+                continue;
+            }
+            if value.as_i64().is_none_or(|n| n < 1) {
+                diags.push(
+                    Diagnostic::error(
+                        "Invalid serial",
+                        format!("{attribute} is a serial of the estate: a whole number from 1."),
+                    )
+                    .at(AttributePath::root(attribute)),
+                );
+            }
+        }
+        if let Some(text) = config.get("max_age").as_str()
+            && let Err(e) = duration::parse(text)
+        {
+            diags
+                .push(Diagnostic::error("Invalid max_age", e.to_string()).at(AttributePath::root("max_age")));
         }
         diags
     }
@@ -349,7 +643,13 @@ mod tests {
                 serial,
                 applied_at: format!("2026-12-02T12:00:0{serial}Z"),
             },
+            history: Vec::new(),
         }
+    }
+
+    /// A little after the stamps `recorded` writes.
+    fn now() -> time::OffsetDateTime {
+        time::macros::datetime!(2026-12-02 12:01:00 UTC)
     }
 
     fn config(names: Option<&[&str]>, defaults: Value) -> Value {
@@ -366,6 +666,9 @@ mod tests {
             ("sensitive_values", Value::Null),
             ("as_of", Value::Null),
             ("serial", Value::Null),
+            ("min_serial", Value::Null),
+            ("max_age", Value::Null),
+            ("versions", Value::Null),
         ])
     }
 
@@ -378,7 +681,7 @@ mod tests {
             ],
             missing: vec![],
         };
-        let r = respond(&config(None, Value::Null), &estate(), found).unwrap();
+        let r = respond(&config(None, Value::Null), &estate(), found, now()).unwrap();
         assert_eq!(
             r.state.get("values"),
             &Value::object([("gateway_host", Value::string("g"))])
@@ -389,6 +692,13 @@ mod tests {
         );
         assert_eq!(r.state.get("serial"), &Value::int(3));
         assert_eq!(r.state.get("as_of"), &Value::string("2026-12-02T12:00:03Z"));
+        assert_eq!(
+            r.state.get("versions").get("gateway_host"),
+            &Value::object([
+                ("serial", Value::int(2)),
+                ("as_of", Value::string("2026-12-02T12:00:02Z")),
+            ])
+        );
         let d = &r.diagnostics.0[0];
         assert_eq!(
             d.summary,
@@ -402,7 +712,7 @@ mod tests {
             recorded: vec![recorded("a", Value::int(1), false, 1)],
             missing: vec!["b".into()],
         };
-        let err = respond(&config(Some(&["a", "b"]), Value::Null), &estate(), found())
+        let err = respond(&config(Some(&["a", "b"]), Value::Null), &estate(), found(), now())
             .err()
             .unwrap();
         let d = Diagnostic::from(err);
@@ -412,7 +722,7 @@ mod tests {
         ));
 
         let defaults = Value::object([("b", Value::int(2)), ("a", Value::int(0))]);
-        let r = respond(&config(Some(&["a", "b"]), defaults), &estate(), found()).unwrap();
+        let r = respond(&config(Some(&["a", "b"]), defaults), &estate(), found(), now()).unwrap();
         assert_eq!(
             r.state.get("values"),
             &Value::object([("a", Value::int(1)), ("b", Value::int(2))])
@@ -423,7 +733,7 @@ mod tests {
             missing: vec![],
         };
         let d = Diagnostic::from(
-            respond(&config(None, Value::Null), &estate(), empty)
+            respond(&config(None, Value::Null), &estate(), empty, now())
                 .err()
                 .unwrap(),
         );
@@ -447,5 +757,112 @@ mod tests {
             .map(|d| d.attribute.as_ref().unwrap().to_string())
             .collect();
         assert_eq!(paths, ["estate", "names[1]", "names[2]", "defaults"]);
+    }
+
+    /// Output "host" recorded as "a", "b", "c" at serials 1, 2, 3, and "port" at serial 1.
+    fn with_history() -> Found {
+        let mut host = recorded("host", Value::string("c"), false, 3);
+        host.history = ["b", "a"]
+            .iter()
+            .zip([2u64, 1])
+            .map(|(v, serial)| Version {
+                value: Value::string(*v),
+                sensitive: false,
+                stamp: Stamp {
+                    serial,
+                    applied_at: format!("2026-12-02T12:00:0{serial}Z"),
+                },
+            })
+            .collect();
+        Found {
+            recorded: vec![host, recorded("port", Value::int(80), false, 1)],
+            missing: vec![],
+        }
+    }
+
+    #[test]
+    fn a_pinned_serial_reads_the_versions_in_force_then() {
+        let mut c = config(None, Value::Null);
+        c.set("serial", Value::int(1));
+        let r = respond(&c, &estate(), with_history(), now()).unwrap();
+        assert_eq!(
+            r.state.get("values"),
+            &Value::object([("host", Value::string("a")), ("port", Value::int(80))])
+        );
+        assert_eq!(r.state.get("serial"), &Value::int(1));
+        assert!(r.diagnostics.0[0].summary.contains("pinned to serial 1"));
+
+        c.set("serial", Value::int(2));
+        let r = respond(&c, &estate(), with_history(), now()).unwrap();
+        assert_eq!(r.state.get("values").get("host"), &Value::string("b"));
+        assert_eq!(r.state.get("versions").get("host").get("serial"), &Value::int(2));
+        assert_eq!(r.state.get("as_of"), &Value::string("2026-12-02T12:00:02Z"));
+
+        // Trimmed away: the error names the serials that remain.
+        let mut found = with_history();
+        found.recorded[0].history.pop();
+        c.set("serial", Value::int(1));
+        let d = Diagnostic::from(respond(&c, &estate(), found, now()).err().unwrap());
+        assert_eq!(d.summary, "Serial 1 of estate \"network\" is no longer recorded");
+        assert!(
+            d.detail
+                .starts_with("Output \"host\" of estate \"network\" keeps serials 3, 2 only"),
+            "{}",
+            d.detail
+        );
+    }
+
+    #[test]
+    fn min_serial_and_max_age_refuse_old_outputs() {
+        let mut c = config(None, Value::Null);
+        c.set("min_serial", Value::int(3));
+        assert!(respond(&c, &estate(), with_history(), now()).is_ok());
+        c.set("min_serial", Value::int(4));
+        let d = Diagnostic::from(respond(&c, &estate(), with_history(), now()).err().unwrap());
+        assert_eq!(
+            d.summary,
+            "Outputs of estate \"network\" are older than min_serial 4"
+        );
+        assert!(
+            d.detail.contains("serial 3 (applied at 2026-12-02T12:00:03Z)"),
+            "{}",
+            d.detail
+        );
+
+        let mut c = config(None, Value::Null);
+        c.set("max_age", Value::string("58s"));
+        let d = Diagnostic::from(respond(&c, &estate(), with_history(), now()).err().unwrap());
+        assert_eq!(
+            d.summary,
+            "Outputs of estate \"network\" are older than max_age 58s"
+        );
+        assert_eq!(
+            d.detail,
+            "\"port\" is 59s old (recorded at 2026-12-02T12:00:01Z). Estate \"network\" last applied a \
+             change to these outputs at 2026-12-02T12:00:03Z (serial 3). Outputs change only when that \
+             estate applies a change to them: apply it, or raise max_age."
+        );
+        c.set("max_age", Value::string("1m"));
+        assert!(respond(&c, &estate(), with_history(), now()).is_ok());
+        let later = now() + time::Duration::hours(26);
+        c.set("max_age", Value::string("24h"));
+        let d = Diagnostic::from(respond(&c, &estate(), with_history(), later).err().unwrap());
+        assert!(d.detail.starts_with("\"port\" is 26h0m59s old"), "{}", d.detail);
+    }
+
+    #[test]
+    fn pins_and_ages_are_validated() {
+        let ds = EstateOutputs::new(Arc::default());
+        let mut c = config(None, Value::Null);
+        c.set("serial", Value::int(0));
+        c.set("min_serial", Value::Number(Number::Float(1.5)));
+        c.set("max_age", Value::string("a day"));
+        let paths: Vec<String> = ds
+            .validate(&c)
+            .0
+            .iter()
+            .map(|d| d.attribute.as_ref().unwrap().to_string())
+            .collect();
+        assert_eq!(paths, ["serial", "min_serial", "max_age"]);
     }
 }

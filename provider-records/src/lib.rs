@@ -1,5 +1,6 @@
-//! provider-records: estate outputs recorded as Secrets, and the data source
-//! `terraform_estate_outputs` that reads them.
+//! provider-records: estate outputs recorded as Secrets, the data source
+//! `terraform_estate_outputs` that reads them, and `records_seen`, which notices when they
+//! changed since the reader's last apply.
 //!
 //! A library beside the binary so that tools (the value fuzzer) can drive the provider's
 //! resources in-process; the binary only serves [`RecordsProvider`].
@@ -10,6 +11,7 @@ mod outputs_resource;
 mod provider;
 mod record;
 mod refusal;
+mod seen_resource;
 mod store;
 
 #[cfg(test)]

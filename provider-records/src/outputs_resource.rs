@@ -1,13 +1,14 @@
 //! Resource `records_outputs`: records this estate's outputs, one Secret per output in
 //! namespace `tofu-records-<estate>`, and grants its `readers` `get` on exactly those
-//! Secrets. Unchanged outputs are left alone; the serial grows with every change.
+//! Secrets (or, for a reader given `outputs`, on those outputs' Secrets only). Unchanged
+//! outputs are left alone; the serial grows with every change, and a changed output keeps
+//! its last `history` versions.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use k8s_openapi::api::core::v1::Secret;
-use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use kube_estate::{Configured, Connection, Estate};
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
@@ -15,10 +16,8 @@ use plugin_runtime::{
     Schema, Type, Value,
 };
 
-use crate::grants::{
-    GRANT_NAME, Reader, binding_matches, grants, readers_of, role_matches, validate_readers,
-};
-use crate::record::{self, Output, Recorded, Stamp, records_same, secret_name};
+use crate::grants::{Grant, all_match, grants, live_grants, readers_of, validate_readers};
+use crate::record::{self, DEFAULT_HISTORY, Output, Recorded, Stamp, records_same, secret_name};
 use crate::store::Store;
 
 pub struct OutputsResource {
@@ -113,6 +112,59 @@ fn validate_outputs(config: &Value) -> Diagnostics {
     diags
 }
 
+/// The most versions `history` may keep: each lives in its output's Secret, which
+/// Kubernetes holds to 1 MiB.
+const MAX_HISTORY: i64 = 100;
+
+/// The versions each output keeps, from a (valid) resource value.
+fn history_of(value: &Value) -> usize {
+    value
+        .get("history")
+        .as_i64()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(DEFAULT_HISTORY)
+}
+
+fn validate_history(config: &Value) -> Diagnostics {
+    let history = config.get("history");
+    if history.is_null() || history.is_unknown() {
+        return Diagnostics::new();
+    }
+    match history.as_i64() {
+        Some(n) if (1..=MAX_HISTORY).contains(&n) => Diagnostics::new(),
+        _ => Diagnostic::error(
+            "Invalid history",
+            format!(
+                "history is how many versions of each output are kept, the current one included: a \
+                 whole number from 1 to {MAX_HISTORY}."
+            ),
+        )
+        .at(AttributePath::root("history"))
+        .into(),
+    }
+}
+
+/// The names of the outputs a configuration records, when both attributes are known.
+fn recorded_names(config: &Value) -> Option<BTreeSet<String>> {
+    let mut names = BTreeSet::new();
+    for (attribute, _) in SOURCES {
+        let value = config.get(attribute);
+        if value.is_null() {
+            continue;
+        }
+        names.extend(value.entries()?.keys().cloned());
+    }
+    Some(names)
+}
+
+/// Output name -> Secret name, for the outputs a value records.
+fn secrets_of(outputs: &[Output]) -> BTreeMap<String, String> {
+    outputs
+        .iter()
+        .map(|o| (o.name.clone(), secret_name(&o.name)))
+        .collect()
+}
+
 /// The current time as the records carry it: RFC 3339, UTC, whole seconds.
 fn now() -> String {
     let format = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
@@ -170,21 +222,6 @@ fn reconcile(state: &Value, live: BTreeMap<String, Value>) -> Value {
     }
 }
 
-/// True when the live Role and RoleBinding are exactly what `want` says.
-fn grants_match(
-    want: &Option<(Role, RoleBinding)>,
-    role: &Option<Role>,
-    binding: &Option<RoleBinding>,
-) -> bool {
-    match (want, role, binding) {
-        (None, None, None) => true,
-        (Some((want_role, want_binding)), Some(role), Some(binding)) => {
-            role_matches(role, want_role) && binding_matches(binding, want_binding)
-        }
-        _ => false,
-    }
-}
-
 impl OutputsResource {
     async fn write(&self, prior: &Value, planned: &Value) -> Result<Value, Diagnostic> {
         let conn = self.configured.get()?;
@@ -192,6 +229,7 @@ impl OutputsResource {
         let store = Store::new(conn.client.clone(), estate.clone());
         let outputs = outputs_of(planned);
         let readers = readers_of(planned.get("readers"))?;
+        let keep = history_of(planned);
 
         store.ensure_namespace().await?;
         let mut live = live_records(&store).await?;
@@ -202,16 +240,23 @@ impl OutputsResource {
             applied_at: now(),
         };
         let mut changed = false;
-        let mut secret_names = Vec::new();
         for output in &outputs {
-            let name = secret_name(&output.name);
-            let existing = live.remove(&name).map(|(secret, _)| secret);
-            secret_names.push(name);
-            if existing.as_ref().is_some_and(|s| records_same(s, output)) {
+            let existing = live.remove(&secret_name(&output.name));
+            if existing.as_ref().is_some_and(|(s, _)| records_same(s, output)) {
                 continue;
             }
+            // A Secret recording another output under this name (renamed by hand) has no
+            // history for this one.
+            let history = existing
+                .as_ref()
+                .filter(|(_, r)| r.output.name == output.name)
+                .map(|(_, r)| r.history_after(keep))
+                .unwrap_or_default();
             store
-                .put(&record::to_secret(estate, output, &stamp), existing.as_ref())
+                .put(
+                    &record::to_secret(estate, output, &stamp, &history),
+                    existing.as_ref().map(|(s, _)| s),
+                )
                 .await?;
             changed = true;
         }
@@ -219,7 +264,9 @@ impl OutputsResource {
             store.delete::<Secret>(name).await?;
             changed = true;
         }
-        store.put_grants(grants(estate, &readers, &secret_names)).await?;
+        store
+            .put_grants(grants(estate, &readers, &secrets_of(&outputs)))
+            .await?;
 
         let mut state = planned.clone();
         if state.get("serial").is_unknown() {
@@ -253,8 +300,8 @@ impl OutputsResource {
         // Secret and tell them "not recorded". Deleting the namespace would take the grant
         // with it, and a reader that may not look at namespaces could only be told "refused"
         // (RBAC answers before the lookup). Applying `readers = []` first removes both.
-        if store.get::<RoleBinding>(GRANT_NAME).await?.is_none() {
-            store.put_grants(None).await?;
+        if store.live_grants().await?.1.is_empty() {
+            store.put_grants(Vec::new()).await?;
             store.delete_namespace_if_unused().await?;
         }
         Ok(())
@@ -293,28 +340,21 @@ impl OutputsResource {
 
         // The grants the state implies, for the outputs the state names.
         let state_readers = readers_of(state.get("readers")).unwrap_or_default();
-        let names: Vec<String> = outputs_of(state).iter().map(|o| secret_name(&o.name)).collect();
-        let want = grants(estate, &state_readers, &names);
-        let role = store.get::<Role>(GRANT_NAME).await?;
-        let binding = store.get::<RoleBinding>(GRANT_NAME).await?;
-        if !grants_match(&want, &role, &binding) {
-            new.set("readers", drifted_readers(state.get("readers"), binding.as_ref()));
+        let secrets = secrets_of(&outputs_of(state));
+        let want = grants(estate, &state_readers, &secrets);
+        let (roles, bindings) = store.live_grants().await?;
+        if !all_match(&want, &roles, &bindings) {
+            let live = live_grants(&roles, &bindings, &secrets);
+            new.set("readers", drifted_readers(state.get("readers"), &live));
         }
         Ok(new)
     }
 }
 
 /// What `readers` shows when the grants in the cluster are not what the state says: the
-/// binding's subjects, or anything else that differs from the state so a plan repairs it.
-fn drifted_readers(state: &Value, binding: Option<&RoleBinding>) -> Value {
-    let mut live: Vec<Reader> = binding
-        .and_then(|b| b.subjects.as_ref())
-        .into_iter()
-        .flatten()
-        .filter_map(Reader::from_subject)
-        .collect();
-    live.sort();
-    let live = Value::Tuple(live.iter().map(Reader::to_value).collect());
+/// grants found, or anything else that differs from the state so a plan repairs it.
+fn drifted_readers(state: &Value, live: &[Grant]) -> Value {
+    let live = Value::Tuple(live.iter().map(Grant::to_value).collect());
     if live != *state {
         live
     } else if !state.is_null() {
@@ -332,6 +372,7 @@ fn empty_state(estate: &Estate) -> Value {
         ("values", Value::Null),
         ("sensitive_values", Value::Null),
         ("readers", Value::Null),
+        ("history", Value::Null),
         ("serial", Value::Null),
         ("applied_at", Value::Null),
     ])
@@ -381,9 +422,18 @@ impl Resource for OutputsResource {
                 "Identities that may read these outputs, e.g. `[{ kind = \"User\", name = \"app-planner\" }, \
                  { kind = \"ServiceAccount\", name = \"ci\", namespace = \"tools\" }]` (kind is User, Group \
                  or ServiceAccount). They get one Role with `get` on exactly these Secrets by name (no \
-                 `list`), and its RoleBinding. A destroy keeps that grant (and the namespace) so readers \
-                 are told the outputs are not recorded rather than refused; apply `readers = []` before \
-                 the destroy to remove the namespace as well.",
+                 `list`), and its RoleBinding. An entry with `outputs = [\"gateway_host\"]` may read those \
+                 outputs only: its Role lists their Secrets alone. A destroy keeps the grants (and the \
+                 namespace) so readers are told the outputs are not recorded rather than refused; apply \
+                 `readers = []` before the destroy to remove the namespace as well.",
+            ))
+            .attribute(Attribute::optional(
+                "history",
+                Type::Number,
+                "How many versions of each output are kept, the current one included (default 5, at \
+                 most 100), each with its serial and apply time, in that output's own Secret. Readers \
+                 pin one with `serial` on `terraform_estate_outputs`. A smaller number takes effect at \
+                 each output's next change.",
             ))
             .attribute(Attribute::computed(
                 "serial",
@@ -400,7 +450,11 @@ impl Resource for OutputsResource {
 
     fn validate(&self, config: &Value) -> Diagnostics {
         let mut diags = validate_outputs(config);
-        diags.extend(validate_readers(config.get("readers")));
+        diags.extend(validate_readers(
+            config.get("readers"),
+            recorded_names(config).as_ref(),
+        ));
+        diags.extend(validate_history(config));
         diags
     }
 
@@ -549,10 +603,10 @@ mod tests {
 
     #[test]
     fn drifted_readers_always_differ_from_the_state() {
-        let state = Value::Tuple(vec![Reader::User("a".into()).to_value()]);
-        let shown = drifted_readers(&state, None);
+        let state = Value::Tuple(vec![crate::grants::Reader::User("a".into()).to_value()]);
+        let shown = drifted_readers(&state, &[]);
         assert_ne!(shown, state);
-        assert_ne!(drifted_readers(&Value::Null, None), Value::Null);
+        assert_ne!(drifted_readers(&Value::Null, &[]), Value::Null);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The `records` provider: the shared provider block, one resource that records an
-//! estate's outputs and one data source that reads another estate's.
+//! estate's outputs, one data source that reads another estate's, and one resource that
+//! remembers which versions of them the reader last applied with.
 
 use std::sync::Arc;
 
@@ -9,6 +10,7 @@ use plugin_runtime::{DataSource, Diagnostic, Diagnostics, Provider, Resource, Sc
 
 use crate::estate_outputs::EstateOutputs;
 use crate::outputs_resource::OutputsResource;
+use crate::seen_resource::SeenResource;
 
 #[derive(Default)]
 pub struct RecordsProvider {
@@ -46,7 +48,10 @@ impl Provider for RecordsProvider {
     }
 
     fn resources(&self) -> Vec<Arc<dyn Resource>> {
-        vec![Arc::new(OutputsResource::new(self.configured.clone()))]
+        vec![
+            Arc::new(OutputsResource::new(self.configured.clone())),
+            Arc::new(SeenResource),
+        ]
     }
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {

@@ -7,6 +7,13 @@
 //! JSON; numbers that JSON cannot carry exactly are decimal strings) and `data.type` (cty
 //! type JSON). Labels mark it as an output of the estate; annotations carry the output's
 //! exact name, whether it is sensitive, and the time and serial of the apply that wrote it.
+//!
+//! `data.history` keeps the output's earlier versions, newest first (a JSON array of
+//! `{serial, applied_at, sensitive, value, type}`), so the Secret holds the last N versions
+//! of this one output and never more: a reader granted one output sees that output's past
+//! only, and one GET reads a pinned version as cheaply as the current one. The history is
+//! contiguous (each version replaced the one after it), so the version in force at a
+//! serial is the newest kept one at or before it.
 
 use std::collections::BTreeMap;
 
@@ -26,6 +33,10 @@ pub const APPLIED_AT_ANNOTATION: &str = "tofu-records/applied-at";
 pub const SERIAL_ANNOTATION: &str = "tofu-records/serial";
 const VALUE_KEY: &str = "value";
 const TYPE_KEY: &str = "type";
+const HISTORY_KEY: &str = "history";
+/// How many versions of each output are kept (the current one included) when the
+/// resource's `history` does not say.
+pub const DEFAULT_HISTORY: usize = 5;
 
 /// One output as the configuration gives it.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +59,68 @@ pub struct Stamp {
 pub struct Recorded {
     pub output: Output,
     pub stamp: Stamp,
+    /// Earlier versions, newest first.
+    pub history: Vec<Version>,
+}
+
+/// One recorded version of an output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Version {
+    pub value: Value,
+    pub sensitive: bool,
+    pub stamp: Stamp,
+}
+
+impl Recorded {
+    /// The version recorded last.
+    pub fn current(&self) -> Version {
+        Version {
+            value: self.output.value.clone(),
+            sensitive: self.output.sensitive,
+            stamp: self.stamp.clone(),
+        }
+    }
+
+    /// The version in force at the estate's `serial`: the newest kept one recorded at or
+    /// before it. `Err` with the serials still kept (newest first) when the history no
+    /// longer reaches back that far (or the output did not exist yet).
+    pub fn at(&self, serial: u64) -> Result<Version, Vec<u64>> {
+        if self.stamp.serial <= serial {
+            return Ok(self.current());
+        }
+        self.history
+            .iter()
+            .find(|v| v.stamp.serial <= serial)
+            .cloned()
+            .ok_or_else(|| self.serials())
+    }
+
+    /// The serials of the versions kept, newest first.
+    pub fn serials(&self) -> Vec<u64> {
+        std::iter::once(self.stamp.serial)
+            .chain(self.history.iter().map(|v| v.stamp.serial))
+            .collect()
+    }
+
+    /// The history a new version of this output carries when `keep` versions are kept in
+    /// all: this version first, then the earlier ones, the oldest dropped.
+    pub fn history_after(&self, keep: usize) -> Vec<Version> {
+        std::iter::once(self.current())
+            .chain(self.history.iter().cloned())
+            .take(keep.saturating_sub(1))
+            .collect()
+    }
+}
+
+impl Stamp {
+    /// How long before `now` this version was recorded (zero when `applied_at` is in the
+    /// future, e.g. another machine's clock ahead of ours).
+    pub fn age(&self, now: time::OffsetDateTime) -> Result<std::time::Duration, String> {
+        let at =
+            time::OffsetDateTime::parse(&self.applied_at, &time::format_description::well_known::Rfc3339)
+                .map_err(|e| format!("applied-at {:?} is not an RFC 3339 time: {e}", self.applied_at))?;
+        Ok((now - at).try_into().unwrap_or_default())
+    }
 }
 
 /// A Secret that is not a readable record.
@@ -98,8 +171,8 @@ pub fn selector(estate: &Estate) -> String {
     format!("{},{OUTPUT_LABEL}=true", estate.selector())
 }
 
-/// The Secret recording `output` for `estate`.
-pub fn to_secret(estate: &Estate, output: &Output, stamp: &Stamp) -> Secret {
+/// The Secret recording `output` for `estate`, with its earlier versions (newest first).
+pub fn to_secret(estate: &Estate, output: &Output, stamp: &Stamp, history: &[Version]) -> Secret {
     let labels = BTreeMap::from([
         (ESTATE_LABEL.to_string(), estate.as_str().to_string()),
         (OUTPUT_LABEL.to_string(), "true".to_string()),
@@ -118,7 +191,7 @@ pub fn to_secret(estate: &Estate, output: &Output, stamp: &Stamp) -> Secret {
             annotations: Some(annotations),
             ..ObjectMeta::default()
         },
-        data: Some(data_of(&output.value)),
+        data: Some(with_history(data_of(&output.value), history)),
         type_: Some("Opaque".to_string()),
         ..Secret::default()
     }
@@ -135,8 +208,62 @@ fn data_of(value: &Value) -> BTreeMap<String, ByteString> {
     ])
 }
 
+/// `data` with the `history` key added, unless there is no history.
+fn with_history(mut data: BTreeMap<String, ByteString>, history: &[Version]) -> BTreeMap<String, ByteString> {
+    if history.is_empty() {
+        return data;
+    }
+    let entries: Vec<Json> = history
+        .iter()
+        .map(|v| {
+            let ty: Json =
+                serde_json::from_slice(&v.value.infer_type().to_json_bytes()).expect("type JSON is JSON");
+            serde_json::json!({
+                "serial": v.stamp.serial,
+                "applied_at": v.stamp.applied_at,
+                "sensitive": v.sensitive,
+                "value": encode(&v.value),
+                "type": ty,
+            })
+        })
+        .collect();
+    let bytes = serde_json::to_vec(&entries).expect("JSON values always serialize");
+    data.insert(HISTORY_KEY.to_string(), ByteString(bytes));
+    data
+}
+
+/// The versions in a Secret's `history` key (none when it has none).
+fn history_of(data: &BTreeMap<String, ByteString>) -> Result<Vec<Version>, String> {
+    let Some(bytes) = data.get(HISTORY_KEY) else {
+        return Ok(Vec::new());
+    };
+    let entries: Vec<Json> =
+        serde_json::from_slice(&bytes.0).map_err(|e| format!("history is not a JSON array: {e}"))?;
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let bad = |what: &str| format!("history[{i}] has no {what}");
+            let json_bytes = |k: &str| serde_json::to_vec(&e[k]).expect("JSON values always serialize");
+            Ok(Version {
+                value: decode(&json_bytes("value"), &json_bytes("type"))
+                    .map_err(|r| format!("history[{i}]: {r}"))?,
+                sensitive: e["sensitive"].as_bool().unwrap_or(false),
+                stamp: Stamp {
+                    serial: e["serial"].as_u64().ok_or_else(|| bad("serial"))?,
+                    applied_at: e["applied_at"]
+                        .as_str()
+                        .ok_or_else(|| bad("applied_at"))?
+                        .to_string(),
+                },
+            })
+        })
+        .collect()
+}
+
 /// True when `secret` already records `output` exactly (value, type and sensitivity), so
-/// an apply can leave it untouched.
+/// an apply can leave it untouched. Its history is not compared: a smaller `history`
+/// takes effect at the output's next change.
 pub fn records_same(secret: &Secret, output: &Output) -> bool {
     let annotation = |k: &str| {
         secret
@@ -146,7 +273,9 @@ pub fn records_same(secret: &Secret, output: &Output) -> bool {
             .and_then(|a| a.get(k))
             .map(String::as_str)
     };
-    secret.data.as_ref() == Some(&data_of(&output.value))
+    let current =
+        |data: &BTreeMap<String, ByteString>| (data.get(VALUE_KEY).cloned(), data.get(TYPE_KEY).cloned());
+    secret.data.as_ref().map(current) == Some(current(&data_of(&output.value)))
         && annotation(NAME_ANNOTATION) == Some(output.name.as_str())
         && annotation(SENSITIVE_ANNOTATION) == Some(if output.sensitive { "true" } else { "false" })
 }
@@ -177,6 +306,7 @@ pub fn from_secret(secret: &Secret) -> Result<Recorded, RecordError> {
     let applied_at = annotation(APPLIED_AT_ANNOTATION)?.clone();
     let sensitive = annotations.get(SENSITIVE_ANNOTATION).is_some_and(|s| s == "true");
     let value = decode(&bytes(VALUE_KEY)?, &bytes(TYPE_KEY)?).map_err(fail)?;
+    let history = history_of(&data).map_err(fail)?;
     Ok(Recorded {
         output: Output {
             name,
@@ -184,6 +314,7 @@ pub fn from_secret(secret: &Secret) -> Result<Recorded, RecordError> {
             sensitive,
         },
         stamp: Stamp { serial, applied_at },
+        history,
     })
 }
 
@@ -269,7 +400,7 @@ mod tests {
             serial: 3,
             applied_at: "2026-12-02T12:00:00Z".into(),
         };
-        let secret = to_secret(&estate, &output, &stamp);
+        let secret = to_secret(&estate, &output, &stamp, &[]);
         assert!(records_same(&secret, &output));
         let back = from_secret(&secret).unwrap();
         assert_eq!(back.stamp, stamp);
@@ -394,7 +525,7 @@ mod tests {
             serial: 7,
             applied_at: "2026-12-02T12:00:00Z".into(),
         };
-        let s = to_secret(&estate, &output, &stamp);
+        let s = to_secret(&estate, &output, &stamp, &[]);
         assert_eq!(s.metadata.name.as_deref(), Some("output-gateway-host"));
         assert_eq!(s.metadata.namespace.as_deref(), Some("tofu-records-network"));
         let labels = s.metadata.labels.clone().unwrap();
@@ -424,8 +555,8 @@ mod tests {
         assert_eq!(secret_name("_"), "output");
     }
 
-    #[test]
-    fn undecodable_records_name_the_secret() {
+    /// The Secret recording output `n` = 1 of estate `network` at `serial`, with no history.
+    fn secret_at(serial: u64) -> Secret {
         let estate = Estate::parse("network").unwrap();
         let output = Output {
             name: "n".into(),
@@ -433,10 +564,15 @@ mod tests {
             sensitive: false,
         };
         let stamp = Stamp {
-            serial: 1,
+            serial,
             applied_at: "t".into(),
         };
-        let mut s = to_secret(&estate, &output, &stamp);
+        to_secret(&estate, &output, &stamp, &[])
+    }
+
+    #[test]
+    fn undecodable_records_name_the_secret() {
+        let mut s = secret_at(1);
         s.data
             .as_mut()
             .unwrap()
@@ -459,5 +595,93 @@ mod tests {
                 .to_string()
                 .contains("data key \"value\" is missing")
         );
+    }
+
+    /// The Secret of output "host" after `values` were recorded at serials 1, 2, ... in
+    /// turn, each new version carrying the history `keep` allows.
+    fn recorded_in_turn(values: &[&str], keep: usize) -> Recorded {
+        let estate = Estate::parse("network").unwrap();
+        let mut last: Option<Recorded> = None;
+        for (i, v) in values.iter().enumerate() {
+            let output = Output {
+                name: "host".into(),
+                value: Value::string(*v),
+                sensitive: i == 0,
+            };
+            let stamp = Stamp {
+                serial: i as u64 + 1,
+                applied_at: format!("2026-12-02T12:00:0{}Z", i + 1),
+            };
+            let history = last.map(|r| r.history_after(keep)).unwrap_or_default();
+            let secret = to_secret(&estate, &output, &stamp, &history);
+            assert!(records_same(&secret, &output));
+            last = Some(from_secret(&secret).unwrap());
+        }
+        last.unwrap()
+    }
+
+    #[test]
+    fn history_keeps_the_last_versions_newest_first() {
+        let r = recorded_in_turn(&["a", "b", "c"], 5);
+        assert_eq!(r.output.value, Value::string("c"));
+        assert_eq!(r.serials(), [3, 2, 1]);
+        let old: Vec<&Value> = r.history.iter().map(|v| &v.value).collect();
+        assert_eq!(old, [&Value::string("b"), &Value::string("a")]);
+        // Each version keeps its own stamp and sensitivity.
+        assert_eq!(r.history[1].stamp.applied_at, "2026-12-02T12:00:01Z");
+        assert!(r.history[1].sensitive && !r.history[0].sensitive);
+
+        // Trimmed to `keep` versions in all, the current one included.
+        let r = recorded_in_turn(&["a", "b", "c", "d", "e", "f", "g"], 3);
+        assert_eq!(r.serials(), [7, 6, 5]);
+        assert_eq!(recorded_in_turn(&["a", "b"], 1).serials(), [2]);
+    }
+
+    #[test]
+    fn a_serial_reads_the_version_in_force_then() {
+        let r = recorded_in_turn(&["a", "b", "c", "d"], 3);
+        assert_eq!(r.at(4).unwrap().value, Value::string("d"));
+        // The estate moved on without changing this output: still "d".
+        assert_eq!(r.at(9).unwrap().value, Value::string("d"));
+        assert_eq!(r.at(2).unwrap().value, Value::string("b"));
+        assert_eq!(r.at(2).unwrap().stamp.serial, 2);
+        // Serial 1 is gone from the history: the error says which remain.
+        assert_eq!(r.at(1).unwrap_err(), [4, 3, 2]);
+        assert_eq!(r.at(0).unwrap_err(), [4, 3, 2]);
+    }
+
+    #[test]
+    fn a_stamp_knows_its_age() {
+        let stamp = Stamp {
+            serial: 1,
+            applied_at: "2026-12-01T10:00:00Z".into(),
+        };
+        let now = time::macros::datetime!(2026-12-02 12:30:00 UTC);
+        assert_eq!(
+            stamp.age(now).unwrap(),
+            std::time::Duration::from_secs(26 * 3600 + 1800)
+        );
+        let future = time::macros::datetime!(2026-12-01 09:00:00 UTC);
+        assert_eq!(stamp.age(future).unwrap(), std::time::Duration::ZERO);
+        let bad = Stamp {
+            serial: 1,
+            applied_at: "yesterday".into(),
+        };
+        assert!(
+            bad.age(now)
+                .unwrap_err()
+                .contains("\"yesterday\" is not an RFC 3339 time")
+        );
+    }
+
+    #[test]
+    fn a_broken_history_names_the_secret() {
+        let mut s = secret_at(2);
+        s.data.as_mut().unwrap().insert(
+            "history".into(),
+            ByteString(br#"[{"value":1,"type":"number"}]"#.to_vec()),
+        );
+        let err = from_secret(&s).unwrap_err().to_string();
+        assert!(err.contains("history[0] has no serial"), "{err}");
     }
 }

@@ -23,8 +23,12 @@ pub struct Refusal {
     pub identity: Option<Reader>,
     /// The verb refused: `get` (by name) or `list`.
     pub verb: String,
-    /// The Secrets asked for by name (empty for a list).
+    /// The Secrets refused by name (empty for a list).
     pub secret_names: Vec<String>,
+    /// The outputs those Secrets record, as the reader named them (empty for a list).
+    pub outputs: Vec<String>,
+    /// Outputs the same read was allowed to get: the reader's grant covers some outputs.
+    pub granted: Vec<String>,
     /// The API server's own words.
     pub server_message: String,
 }
@@ -132,11 +136,38 @@ impl From<Refusal> for Diagnostic {
              the `readers` of its records_outputs resource",
             r.estate
         );
+        if !r.outputs.is_empty() {
+            let (noun, verb) = if r.outputs.len() == 1 {
+                ("Output", "is")
+            } else {
+                ("Outputs", "are")
+            };
+            detail.push_str(&format!("{noun} {} {verb} not granted to it", quoted(&r.outputs)));
+            if r.granted.is_empty() {
+                detail.push_str(".\n\n");
+            } else {
+                detail.push_str(&format!(
+                    "; it may read {} (a grant of some outputs only).\n\n",
+                    quoted(&r.granted)
+                ));
+            }
+        }
+        let mut wanted: Vec<String> = r.granted.iter().chain(&r.outputs).cloned().collect();
+        wanted.sort();
         match (&r.identity, r.verb.as_str()) {
+            (Some(reader), "get") if !r.granted.is_empty() => detail.push_str(&format!(
+                "{owner}, adding {} to this reader's entry (keeping any other outputs it has):\n\n  \
+                 readers = [{}]\n\nor an administrator can apply this Role and RoleBinding (get by \
+                 name, no list):\n\n{}",
+                quoted(&r.outputs),
+                reader.hcl_for_outputs(&wanted),
+                r.grant_yaml(reader)
+            )),
             (Some(reader), "get") => detail.push_str(&format!(
-                "{owner}:\n\n  readers = [{}]\n\nor an administrator can apply this Role and \
-                 RoleBinding (get by name, no list):\n\n{}",
+                "{owner}:\n\n  readers = [{}]\n\nor, for these outputs only:\n\n  readers = [{}]\n\n\
+                 or an administrator can apply this Role and RoleBinding (get by name, no list):\n\n{}",
                 reader.hcl(),
+                reader.hcl_for_outputs(&wanted),
                 r.grant_yaml(reader)
             )),
             (Some(reader), _) => detail.push_str(&format!("{owner}:\n\n  readers = [{}]\n", reader.hcl())),
@@ -172,6 +203,12 @@ mod tests {
             } else {
                 vec![]
             },
+            outputs: if verb == "get" {
+                vec!["gateway_host".into(), "namespace".into()]
+            } else {
+                vec![]
+            },
+            granted: vec![],
             server_message: MESSAGE.into(),
         }
     }
@@ -213,6 +250,32 @@ mod tests {
             "subjects:\n- kind: User\n  name: app-planner\n  apiGroup: rbac.authorization.k8s.io\n"
         ));
         assert!(!d.detail.contains("Set `names`"));
+        assert!(d.detail.contains(
+            "or, for these outputs only:\n\n  readers = [{ kind = \"User\", name = \"app-planner\", \
+             outputs = [\"gateway_host\", \"namespace\"] }]"
+        ));
+    }
+
+    #[test]
+    fn a_grant_of_some_outputs_is_told_the_output_to_add() {
+        let mut r = refusal("get", Some(Reader::User("restricted".into())));
+        r.secret_names = vec!["output-namespace".into()];
+        r.outputs = vec!["namespace".into()];
+        r.granted = vec!["gateway_host".into()];
+        let d = Diagnostic::from(r);
+        assert!(
+            d.detail.contains(
+                "Output \"namespace\" is not granted to it; it may read \"gateway_host\" (a grant of \
+                 some outputs only)."
+            ),
+            "{}",
+            d.detail
+        );
+        assert!(d.detail.contains(
+            "adding \"namespace\" to this reader's entry (keeping any other outputs it has):\n\n  \
+             readers = [{ kind = \"User\", name = \"restricted\", outputs = [\"gateway_host\", \"namespace\"] }]"
+        ));
+        assert!(d.detail.contains("  resourceNames: [\"output-namespace\"]\n"));
     }
 
     #[test]

@@ -41,6 +41,7 @@ fn resource_config(values: Value, sensitive: Value, readers: Value) -> Value {
         ("values", values),
         ("sensitive_values", sensitive),
         ("readers", readers),
+        ("history", Value::Null),
         ("serial", Value::Null),
         ("applied_at", Value::Null),
     ])
@@ -102,6 +103,9 @@ fn data_config(names: Option<&[&str]>) -> Value {
         ("sensitive_values", Value::Null),
         ("as_of", Value::Null),
         ("serial", Value::Null),
+        ("min_serial", Value::Null),
+        ("max_age", Value::Null),
+        ("versions", Value::Null),
     ])
 }
 
@@ -550,4 +554,60 @@ async fn outputs_keep_the_exact_types_the_engine_sent() {
     let wire = codec::encode_msgpack(&read, &schema).unwrap();
     let read_back = codec::decode_msgpack(&wire, &schema).unwrap();
     assert_eq!(read_back.get("values"), &values);
+}
+
+#[tokio::test]
+async fn a_grant_of_some_outputs_reads_those_refuses_the_rest_by_name_and_is_repaired() {
+    let server = TestServer::start(Options::default());
+    let network = configured(&server, "network", server.admin_token()).await;
+    let admin = network.get().unwrap().client.clone();
+    let planner_token = server.token_for("app-planner").unwrap();
+    let data = EstateOutputs::new(configured(&server, "app", &planner_token).await);
+    let resource = OutputsResource::new(network.clone());
+    let values = Value::object([("a", Value::string("x")), ("b", Value::string("y"))]);
+    let readers = Value::Tuple(vec![Value::object([
+        ("kind", Value::string("User")),
+        ("name", Value::string("app-planner")),
+        ("outputs", Value::List(vec![Value::string("a")])),
+    ])]);
+    let config = resource_config(values, Value::Null, readers);
+    let state = apply(&resource, &Value::Null, config.clone()).await;
+
+    // One Role, for that set of outputs, listing output-a alone.
+    let roles: Api<Role> = Api::namespaced(admin.clone(), NS);
+    let live = roles.list(&ListParams::default()).await.unwrap().items;
+    assert_eq!(live.len(), 1);
+    let role_name = live[0].metadata.name.clone().unwrap();
+    assert!(role_name.starts_with("tofu-records-readers-"), "{role_name}");
+    let rules = live[0].rules.clone().unwrap();
+    assert_eq!(
+        rules[0].resource_names.as_deref(),
+        Some(&["output-a".to_string()][..])
+    );
+
+    let (read, _) = read_outputs(&data, Some(&["a"])).await.unwrap();
+    assert_eq!(read.get("values").get("a"), &Value::string("x"));
+    let refused = read_outputs(&data, Some(&["a", "b"])).await.unwrap_err();
+    assert!(
+        refused
+            .detail
+            .contains("Output \"b\" is not granted to it; it may read \"a\""),
+        "{}",
+        refused.detail
+    );
+    assert!(
+        refused.detail.contains("resourceNames: [\"output-b\"]"),
+        "{}",
+        refused.detail
+    );
+
+    // No drift while the grants are as applied; a Role deleted by hand shows as a change of
+    // `readers`, and the next apply puts it back.
+    assert_eq!(refresh(&resource, &state).await, state);
+    roles.delete(&role_name, &DeleteParams::default()).await.unwrap();
+    let drifted = refresh(&resource, &state).await;
+    assert_ne!(drifted.get("readers"), state.get("readers"));
+    apply(&resource, &drifted, config).await;
+    assert!(roles.get_opt(&role_name).await.unwrap().is_some());
+    assert!(read_outputs(&data, Some(&["a"])).await.is_ok());
 }

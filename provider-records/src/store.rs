@@ -15,7 +15,7 @@ use kube_estate::{ApiError, ESTATE_LABEL, Estate, ObjectRef, with_retry};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::grants::GRANT_NAME;
+use crate::grants::{all_match, binding_matches, is_grant_name, role_matches};
 use crate::record;
 
 /// Objects Kubernetes puts in every namespace by itself; they do not keep it alive.
@@ -117,12 +117,30 @@ impl Store {
 
     /// Every output Secret of the estate (one list call).
     pub async fn list_outputs(&self) -> Result<Vec<Secret>, ApiError> {
-        let api = self.api::<Secret>();
-        let params = ListParams::default().labels(&record::selector(&self.estate));
+        self.list(&record::selector(&self.estate)).await
+    }
+
+    /// The objects of kind `K` matching a label selector (one list call).
+    async fn list<K: Kind + Clone + DeserializeOwned + Debug>(
+        &self,
+        selector: &str,
+    ) -> Result<Vec<K>, ApiError> {
+        let api = self.api::<K>();
+        let params = ListParams::default().labels(selector);
         let list = with_retry(|| api.list(&params))
             .await
-            .map_err(|e| ApiError::from_kube(e, &self.object_ref::<Secret>(""), "list"))?;
+            .map_err(|e| ApiError::from_kube(e, &self.object_ref::<K>(""), "list"))?;
         Ok(list.items)
+    }
+
+    /// The readers' Roles and RoleBindings this provider wrote (two list calls).
+    pub async fn live_grants(&self) -> Result<(Vec<Role>, Vec<RoleBinding>), ApiError> {
+        let ours = |name: &Option<String>| is_grant_name(name.as_deref().unwrap_or_default());
+        let mut roles: Vec<Role> = self.list(&self.estate.selector()).await?;
+        roles.retain(|r| ours(&r.metadata.name));
+        let mut bindings: Vec<RoleBinding> = self.list(&self.estate.selector()).await?;
+        bindings.retain(|b| ours(&b.metadata.name));
+        Ok((roles, bindings))
     }
 
     /// One object by name (one get call), `None` when it does not exist.
@@ -191,30 +209,37 @@ impl Store {
         }
     }
 
-    /// Brings the readers' Role and RoleBinding in line with `want` (`None`: neither).
-    pub async fn put_grants(&self, want: Option<(Role, RoleBinding)>) -> Result<(), ApiError> {
-        let live_role = self.get::<Role>(GRANT_NAME).await?;
-        let live_binding = self.get::<RoleBinding>(GRANT_NAME).await?;
-        let Some((role, binding)) = want else {
-            if live_binding.is_some() {
-                self.delete::<RoleBinding>(GRANT_NAME).await?;
-            }
-            if live_role.is_some() {
-                self.delete::<Role>(GRANT_NAME).await?;
-            }
+    /// Brings the readers' Roles and RoleBindings in line with `want`: each written unless
+    /// it is already so, and those no longer wanted deleted (a binding before its Role).
+    pub async fn put_grants(&self, want: Vec<(Role, RoleBinding)>) -> Result<(), ApiError> {
+        let (roles, bindings) = self.live_grants().await?;
+        if all_match(&want, &roles, &bindings) {
             return Ok(());
-        };
-        if !live_role
-            .as_ref()
-            .is_some_and(|l| crate::grants::role_matches(l, &role))
-        {
-            self.put(&role, live_role.as_ref()).await?;
         }
-        match &live_binding {
-            Some(l) if crate::grants::binding_matches(l, &binding) => Ok(()),
-            // roleRef cannot change in place; ours never does, so replace is enough.
-            _ => self.put(&binding, live_binding.as_ref()).await,
+        let name_of = |m: &ObjectMeta| m.name.clone().unwrap_or_default();
+        for (role, binding) in &want {
+            let live_role = roles
+                .iter()
+                .find(|r| name_of(&r.metadata) == name_of(&role.metadata));
+            if !live_role.is_some_and(|l| role_matches(l, role)) {
+                self.put(role, live_role).await?;
+            }
+            let live_binding = bindings
+                .iter()
+                .find(|b| name_of(&b.metadata) == name_of(&binding.metadata));
+            // roleRef cannot change in place; a binding's name is its Role's, so it never does.
+            if !live_binding.is_some_and(|l| binding_matches(l, binding)) {
+                self.put(binding, live_binding).await?;
+            }
         }
+        let wanted = |m: &ObjectMeta| want.iter().any(|(r, _)| name_of(&r.metadata) == name_of(m));
+        for binding in bindings.iter().filter(|b| !wanted(&b.metadata)) {
+            self.delete::<RoleBinding>(&name_of(&binding.metadata)).await?;
+        }
+        for role in roles.iter().filter(|r| !wanted(&r.metadata)) {
+            self.delete::<Role>(&name_of(&role.metadata)).await?;
+        }
+        Ok(())
     }
 
     /// Deletes the namespace if this estate created it and nothing but records lived in

@@ -1,126 +1,374 @@
-//! Plan benchmark for provider-live (not a test): on the cluster of `KUBECONFIG`, else a fresh
-//! in-memory test server, applies estates of N ConfigMaps (N = 10, 100, 1000) and the
-//! reference estates in `examples/` (network, then app), then times one `terraform plan` of
-//! each and counts the API requests it made (from the API server's `/metrics`, before and after
-//! the plan, on either server). Prints a table `objects | requests | wall s`, plus the requests
-//! by verb.
+//! Plan and apply benchmark for provider-live against the engine's floor (not a test): on the
+//! cluster of `KUBECONFIG`, else a fresh in-memory test server, for N ConfigMaps (N = 100,
+//! 1,000, 10,000) it times `apply` (create) and `plan` (refresh, no changes) of choudoufu/live
+//! and, side by side in the same run, of the floor: the same number of the engine's built-in
+//! `terraform_data` resources, which start no provider process, so the floor is the engine's own
+//! cost. Runs alternate (live, floor, floor, live, ...) and the medians of a few rounds are
+//! compared (1 round from 10,000 objects up: such an apply takes minutes).
 //!
-//! Run: `cargo run -p acceptance --bin bench_plan` (add `-- 10 100` for other sizes).
+//! For the live runs it also prints the API requests by verb (from the API server's `/metrics`,
+//! on either server) and what the provider processes themselves spent, CPU time (user + system)
+//! and peak RSS, per phase and per object, measured by [`acceptance::provider_meter`], and the
+//! engine's own CPU time beside the floor's (its children's rusage less the providers'). Then it
+//! measures the plan of the reference estates in `examples/` (network, then app).
+//!
+//! Between apply rounds the live objects go with their namespace (and the floor's state file is
+//! removed): a `destroy` is not what is measured and would take longer than the applies.
+//!
+//! The engine rewrites its whole state file after each resource an apply completes, so an
+//! apply's cost grows with the square of N, on both sides: 1,000 objects take under a minute,
+//! 10,000 over an hour each (2026-12-03, kube-apiserver: the state file held about 1,000 of them
+//! after 90 s, and each later one costs more).
+//!
+//! Run: `cargo run --release -p acceptance --bin bench_plan` (100 and 1,000 objects; name the
+//! sizes for others, e.g. `-- 100 1000 10000`, the last of which takes hours for the reason above).
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::time::Instant;
 
+use acceptance::bench::{median, step, verbs};
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
-use acceptance::{Cluster, Engine, paths};
+use acceptance::provider_meter::{self, PhaseUsage, ProviderMeter};
+use acceptance::requests::RequestCounts;
+use acceptance::{Cluster, Engine, paths, scenario};
 
-const DEFAULT_SIZES: [usize; 3] = [10, 100, 1000];
+const DEFAULT_SIZES: [usize; 2] = [100, 1000];
 
-/// One measured plan.
-struct Row {
-    label: String,
-    objects: usize,
-    /// Requests by verb.
-    requests: BTreeMap<String, u64>,
-    wall_s: f64,
+/// Rounds per size: medians of 3, but one round of the applies that take minutes.
+fn rounds(objects: usize) -> usize {
+    if objects >= 10_000 { 1 } else { 3 }
 }
 
-/// Times one `plan` of the applied configuration in `engine`'s folder.
-fn measure(cluster: &Cluster, engine: &Engine, label: String, objects: usize) -> Result<Row, String> {
-    let ((plan, wall_s), counted) = cluster.count_requests(|| {
-        let start = Instant::now();
-        let plan = engine.run(&["plan", "-input=false", "-detailed-exitcode"]);
-        (plan, start.elapsed().as_secs_f64())
-    });
-    if plan.code != 0 {
-        return Err(format!("{label}: the plan after apply is not empty:\n{plan}"));
+/// The medians of one phase (apply or plan) of one size.
+struct Row {
+    objects: usize,
+    phase: &'static str,
+    live_s: f64,
+    floor_s: f64,
+    /// The engine's own CPU time: of the live runs without their providers', of the floor's.
+    live_engine_cpu_s: f64,
+    floor_engine_cpu_s: f64,
+    /// Of the last live run (every round makes the same requests).
+    requests: RequestCounts,
+    /// The median round's by provider CPU; the largest peak RSS of any round.
+    provider: PhaseUsage,
+}
+
+/// The measurements of one phase's rounds.
+#[derive(Default)]
+struct Rounds {
+    live_s: Vec<f64>,
+    floor_s: Vec<f64>,
+    live_engine_cpu_s: Vec<f64>,
+    floor_engine_cpu_s: Vec<f64>,
+    provider: Vec<PhaseUsage>,
+    requests: RequestCounts,
+}
+
+impl Rounds {
+    fn row(self, objects: usize, phase: &'static str) -> Row {
+        let cpu: Vec<f64> = self.provider.iter().map(|p| p.cpu_s).collect();
+        let processes = self.provider.iter().map(|p| p.processes).max().unwrap_or(0);
+        Row {
+            objects,
+            phase,
+            live_s: median(&self.live_s),
+            floor_s: median(&self.floor_s),
+            live_engine_cpu_s: median(&self.live_engine_cpu_s),
+            floor_engine_cpu_s: median(&self.floor_engine_cpu_s),
+            requests: self.requests,
+            provider: PhaseUsage {
+                processes,
+                cpu_s: median(&cpu),
+                max_rss_kib: self.provider.iter().map(|p| p.max_rss_kib).max().unwrap_or(0),
+            },
+        }
     }
-    Ok(Row {
-        label,
-        objects,
-        requests: counted.by_verb(),
+}
+
+/// The ConfigMaps of the live estate, in namespace `ns`.
+fn live_body(n: usize, ns: &str) -> String {
+    format!(
+        "resource \"kubernetes_config_map\" \"c\" {{\n  count = {n}\n  metadata {{\n    \
+         name      = \"c-${{count.index}}\"\n    namespace = {}\n  }}\n  data = {{ index = tostring(count.index) }}\n}}\n",
+        quote(ns)
+    )
+}
+
+/// The floor: as many `terraform_data` resources holding the same values.
+fn floor_body(n: usize) -> String {
+    format!(
+        "resource \"terraform_data\" \"c\" {{\n  count = {n}\n  \
+         input = {{ name = \"c-${{count.index}}\", index = tostring(count.index) }}\n}}\n"
+    )
+}
+
+/// Wall time and CPU time of one engine run.
+#[derive(Clone, Copy)]
+struct Timing {
+    wall_s: f64,
+    /// User + system CPU of the engine and every process it waited for (the providers).
+    cpu_s: f64,
+}
+
+/// Runs `args` in `engine`'s folder, timed; an error unless it exits with 0 (for a plan with
+/// `-detailed-exitcode`: nothing to change). The CPU time is what this program's children
+/// spent meanwhile: the engine and, waited for by it, its provider processes.
+fn timed(engine: &Engine, args: &[&str], what: &str) -> Result<Timing, String> {
+    let cpu_before = children_cpu_s();
+    let start = Instant::now();
+    let out = engine.run(args);
+    let wall_s = start.elapsed().as_secs_f64();
+    if out.code != 0 {
+        return Err(format!("{what} failed:\n{out}"));
+    }
+    Ok(Timing {
         wall_s,
+        cpu_s: children_cpu_s() - cpu_before,
     })
 }
 
-/// An estate of `n` ConfigMaps, applied, then its plan measured.
-fn config_maps(cluster: &Cluster, n: usize) -> Result<Row, String> {
-    let ns = ScratchNamespace::create(cluster, "bench");
-    let work = LiveDir::new(&format!("bench-{n}"), cluster.kubeconfig());
-    work.write(&format!(
-        "resource \"kubernetes_config_map\" \"c\" {{\n  count = {n}\n  metadata {{\n    \
-         name      = \"c-${{count.index}}\"\n    namespace = {}\n  }}\n  data = {{ index = tostring(count.index) }}\n}}\n",
-        quote(&ns.name)
-    ));
-    let apply = work.apply();
-    if !apply.success() {
-        return Err(format!("applying {n} ConfigMaps failed:\n{apply}"));
-    }
-    let row = measure(cluster, work.engine(), format!("{n} ConfigMaps"), n);
-    let destroy = work.run(&["destroy", "-auto-approve", "-input=false"]);
-    if !destroy.success() {
-        eprintln!("destroying {n} ConfigMaps failed:\n{destroy}");
-    }
-    row
+/// User + system CPU of every child process this program has waited for so far.
+fn children_cpu_s() -> f64 {
+    // SAFETY: rusage is plain data, which getrusage fills.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a rusage for the call.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
-/// Copies `examples/<name>` into a fresh folder, applies it and measures its plan.
+const APPLY: [&str; 3] = ["apply", "-auto-approve", "-input=false"];
+const PLAN: [&str; 3] = ["plan", "-input=false", "-detailed-exitcode"];
+
+/// One size: apply rounds, then plan rounds of the last applied estate.
+struct Bench<'a> {
+    cluster: &'a Cluster,
+    meter: &'a ProviderMeter,
+    start: Instant,
+}
+
+impl Bench<'_> {
+    fn config_maps(&self, live: &LiveDir, n: usize) -> Result<Vec<Row>, String> {
+        let engine = self.meter.wrap(live.engine().clone());
+        let floor_dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        fs::write(floor_dir.path().join("main.tf"), floor_body(n)).map_err(|e| e.to_string())?;
+        let floor = Engine::new(floor_dir.path()).timeout(std::time::Duration::from_secs(3600));
+        let engine = engine.timeout(std::time::Duration::from_secs(3600));
+        let init = floor.init();
+        if !init.success() {
+            return Err(format!("init of the floor failed:\n{init}"));
+        }
+        let rounds = rounds(n);
+        // Deleted (without waiting) when dropped, also on an error.
+        let mut namespace: Option<ScratchNamespace> = None;
+        let mut apply = Rounds::default();
+        for round in 0..rounds {
+            if let Some(ns) = namespace.take() {
+                self.reset(live.path(), floor_dir.path(), &ns.name)?;
+            }
+            let ns = namespace.insert(ScratchNamespace::create(self.cluster, "bench"));
+            live.write(&live_body(n, &ns.name));
+            self.round(&mut apply, (&engine, &floor), &APPLY, n, (round, rounds))?;
+        }
+        let mut plan = Rounds::default();
+        for round in 0..rounds {
+            self.round(&mut plan, (&engine, &floor), &PLAN, n, (round, rounds))?;
+        }
+        Ok(vec![apply.row(n, "apply"), plan.row(n, "plan")])
+    }
+
+    /// One round of `args`: live then floor, or floor then live (by turns).
+    fn round(
+        &self,
+        into: &mut Rounds,
+        (live, floor): (&Engine, &Engine),
+        args: &[&str],
+        n: usize,
+        (round, rounds): (usize, usize),
+    ) -> Result<(), String> {
+        let live_first = round % 2 == 0;
+        for live_turn in [live_first, !live_first] {
+            let what = format!(
+                "{n} ConfigMaps: {}, {}",
+                args[0],
+                if live_turn { "live" } else { "floor" }
+            );
+            step(self.start, &format!("{what}, round {}/{rounds}", round + 1));
+            if live_turn {
+                // Provider processes of an earlier, failed run are not this run's.
+                self.meter.take()?;
+                let (timing, counted) = self.cluster.count_requests(|| timed(live, args, &what));
+                let timing = timing?;
+                let provider = self.meter.take()?;
+                into.live_s.push(timing.wall_s);
+                into.live_engine_cpu_s.push(timing.cpu_s - provider.cpu_s);
+                into.requests = counted;
+                into.provider.push(provider);
+            } else {
+                let timing = timed(floor, args, &what)?;
+                into.floor_s.push(timing.wall_s);
+                into.floor_engine_cpu_s.push(timing.cpu_s);
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets an applied round: the live objects with their namespace, both state files.
+    fn reset(&self, live: &Path, floor: &Path, ns: &str) -> Result<(), String> {
+        step(
+            self.start,
+            &format!("deleting namespace {ns} and the state files"),
+        );
+        self.delete_namespace(ns);
+        for dir in [live, floor] {
+            for file in ["terraform.tfstate", "terraform.tfstate.backup"] {
+                let path = dir.join(file);
+                if path.exists() {
+                    fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes namespace `ns` and waits until it is gone, so its cleanup does not load the next
+    /// round.
+    fn delete_namespace(&self, ns: &str) {
+        let out = self.cluster.kubectl(&[
+            "delete",
+            "namespace",
+            ns,
+            "--wait=true",
+            "--ignore-not-found",
+            "--timeout=110s",
+        ]);
+        if !out.success() {
+            eprintln!("deleting namespace {ns}:\n{out}");
+        }
+    }
+}
+
+/// Copies `examples/<name>` into a fresh folder, applies it and measures its plan: `(objects,
+/// requests, wall s, provider)`.
 fn reference_estate(
     cluster: &Cluster,
+    meter: &ProviderMeter,
     name: &str,
     keep: &mut Vec<(tempfile::TempDir, Engine)>,
-) -> Result<Row, String> {
+) -> Result<(usize, RequestCounts, f64, PhaseUsage), String> {
     let source = paths::workspace_root().join("examples").join(name);
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    copy_tf_files(&source, dir.path())?;
-    let engine = Engine::new(dir.path()).env("TF_VAR_kubeconfig", &cluster.kubeconfig().to_string_lossy());
+    scenario::copy_module(&source, dir.path())?;
+    let mut engine =
+        Engine::new(dir.path()).env("TF_VAR_kubeconfig", &cluster.kubeconfig().to_string_lossy());
+    if !cluster.runs_pods() {
+        // A rollout never completes where Pods cannot run: the plan is what is measured.
+        engine = engine.env("TF_VAR_wait_for_rollout", "false");
+    }
     let init = engine.init();
     if !init.success() {
         return Err(format!("examples/{name}: init failed:\n{init}"));
     }
-    let apply = engine.run(&["apply", "-auto-approve", "-input=false"]);
+    let apply = engine.run(&APPLY);
     if !apply.success() {
         return Err(format!("examples/{name}: apply failed:\n{apply}"));
     }
     let list = engine.run(&["state", "list"]);
     let objects = list.stdout.lines().filter(|l| !l.starts_with("data.")).count();
-    let row = measure(cluster, &engine, format!("examples/{name}"), objects);
+    let metered = meter.wrap(engine.clone());
+    meter.take()?;
+    let (timing, counted) =
+        cluster.count_requests(|| timed(&metered, &PLAN, &format!("examples/{name}: plan")));
+    let wall_s = timing?.wall_s;
+    let provider = meter.take()?;
     keep.push((dir, engine));
-    row
+    Ok((objects, counted, wall_s, provider))
 }
 
-fn copy_tf_files(from: &Path, to: &Path) -> Result<(), String> {
-    let entries = fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.extension().is_some_and(|x| x == "tf") {
-            let target = to.join(path.file_name().expect("a file name"));
-            fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn print_rows(rows: &[Row]) {
+    println!(
+        "{:>7} | {:<5} | {:>7} | {:>7} | {:>5} | {:>15} | {:>12} | {:>9} | {:>8} | {:>5} | {:>8} | requests by verb",
+        "objects",
+        "phase",
+        "live s",
+        "floor s",
+        "ratio",
+        "engine CPU s",
+        "provider CPU",
+        "ms/object",
+        "peak RSS",
+        "procs",
+        "requests"
+    );
+    println!("{:>49}", "live / floor");
+    println!("{}", "-".repeat(132));
+    for row in rows {
+        let by_verb = row.requests.by_verb();
+        println!(
+            "{:>7} | {:<5} | {:>7.2} | {:>7.2} | {:>5.2} | {:>7.2} / {:>5.2} | {:>10.2} s | {:>9.3} | {:>4.1} MiB | {:>5} | {:>8} | {}",
+            row.objects,
+            row.phase,
+            row.live_s,
+            row.floor_s,
+            row.live_s / row.floor_s,
+            row.live_engine_cpu_s,
+            row.floor_engine_cpu_s,
+            row.provider.cpu_s,
+            row.provider.cpu_s * 1000.0 / row.objects as f64,
+            mib(row.provider.max_rss_kib),
+            row.provider.processes,
+            by_verb.values().sum::<u64>(),
+            verbs(&by_verb)
+        );
     }
-    Ok(())
 }
 
 fn main() {
+    provider_meter::run_if_provider();
     let sizes = acceptance::bench::sizes("bench_plan", &DEFAULT_SIZES);
+    let start = Instant::now();
     let cluster = Cluster::start();
+    step(start, "building and packing the providers, init");
+    let live = LiveDir::new("bench", cluster.kubeconfig());
+    let meter = provider_meter::installed_provider(live.path(), "live")
+        .and_then(|real| ProviderMeter::new("live", &real))
+        .unwrap_or_else(|e| {
+            eprintln!("bench_plan: {e}");
+            std::process::exit(1);
+        });
+    let bench = Bench {
+        cluster: &cluster,
+        meter: &meter,
+        start,
+    };
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     for n in sizes {
-        match config_maps(&cluster, n) {
-            Ok(row) => rows.push(row),
-            Err(e) => failures.push(e),
+        match bench.config_maps(&live, n) {
+            Ok(more) => rows.extend(more),
+            Err(e) => failures.push(format!("{n} ConfigMaps: {e}")),
+        }
+        // Whatever the outcome, the next size starts from no state.
+        for file in ["terraform.tfstate", "terraform.tfstate.backup"] {
+            let _ = fs::remove_file(live.path().join(file));
         }
     }
     // The reference estates stay applied until both are measured: app reads network's outputs.
     let mut applied = Vec::new();
+    let mut estates = Vec::new();
     for name in ["network", "app"] {
         if !paths::workspace_root().join("examples").join(name).is_dir() {
             continue;
         }
-        match reference_estate(&cluster, name, &mut applied) {
-            Ok(row) => rows.push(row),
+        step(start, &format!("examples/{name}: apply, then plan"));
+        match reference_estate(&cluster, &meter, name, &mut applied) {
+            Ok(measured) => estates.push((name, measured)),
             Err(e) => failures.push(e),
         }
     }
@@ -130,23 +378,26 @@ fn main() {
             eprintln!("destroying {} failed:\n{destroy}", engine.workdir().display());
         }
     }
+    step(start, "done");
 
+    print_rows(&rows);
+    println!();
     println!(
-        "{:<18} | {:>7} | {:>8} | {:>7} | requests by verb",
-        "estate", "objects", "requests", "wall s"
+        "{:<18} | {:>7} | {:>8} | {:>7} | {:>12} | {:>8} | requests by verb",
+        "plan of", "objects", "requests", "wall s", "provider CPU", "peak RSS"
     );
-    println!("{}", "-".repeat(72));
-    for row in &rows {
-        let total = row.requests.values().sum::<u64>();
-        let verbs = row
-            .requests
-            .iter()
-            .map(|(verb, n)| format!("{verb} {n}"))
-            .collect::<Vec<_>>()
-            .join(", ");
+    println!("{}", "-".repeat(90));
+    for (name, (objects, requests, wall_s, provider)) in &estates {
+        let by_verb = requests.by_verb();
         println!(
-            "{:<18} | {:>7} | {:>8} | {:>7.2} | {verbs}",
-            row.label, row.objects, total, row.wall_s
+            "{:<18} | {:>7} | {:>8} | {:>7.2} | {:>10.2} s | {:>4.1} MiB | {}",
+            format!("examples/{name}"),
+            objects,
+            by_verb.values().sum::<u64>(),
+            wall_s,
+            provider.cpu_s,
+            mib(provider.max_rss_kib),
+            verbs(&by_verb)
         );
     }
     for failure in &failures {

@@ -149,7 +149,7 @@ pub fn check(target: Target, rng: &mut Rng, validators: &[Validator]) -> Result<
         }
         Target::Timeouts => {
             let text = mutate::duration(rng);
-            let parsed = provider_live::timeouts::parse(&text);
+            let parsed = plugin_runtime::duration::parse(&text);
             let resource = Value::object([("timeouts", Value::object([("create", Value::string(&text))]))]);
             let reported = !provider_live::timeouts::validate(&resource).is_empty();
             if parsed.is_err() != reported {

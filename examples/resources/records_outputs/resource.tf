@@ -10,8 +10,12 @@ resource "records_outputs" "this" {
   }
 
   # Who may read them: a Role with `get` on exactly these Secrets, and its RoleBinding.
+  # `outputs` limits a reader to some outputs: its Role lists their Secrets only.
   readers = [
     { kind = "User", name = "app-planner" },
-    { kind = "ServiceAccount", name = "ci", namespace = "tools" },
+    { kind = "ServiceAccount", name = "ci", namespace = "tools", outputs = ["gateway_host"] },
   ]
+
+  # Each output keeps its last 10 values (serial and apply time of each) for pinned reads.
+  history = 10
 }
