@@ -98,15 +98,21 @@ fn failed_plan(engine: &Engine, what: &str) -> String {
     flat(&out.combined())
 }
 
+/// A test's two estate names (`rv-<tag>-net` producing, `rv-<tag>-app` reading), the producer,
+/// and the cleanup of its records namespace, which runs when the last is dropped.
+fn estates(cluster: &Cluster) -> (String, String, Producer, Cleanup<'_>) {
+    let tag = unique_tag();
+    let (net, app) = (format!("rv-{tag}-net"), format!("rv-{tag}-app"));
+    let mut cleanup = Cleanup::new(cluster);
+    cleanup.add("namespace", &records_namespace(&net));
+    let producer = Producer::new(cluster, net.clone());
+    (net, app, producer, cleanup)
+}
+
 #[test]
 fn a_grant_of_some_outputs_reads_them_and_is_refused_another_by_name() {
     let cluster = Cluster::start();
-    let tag = unique_tag();
-    let (net, app) = (format!("rv-{tag}-net"), format!("rv-{tag}-app"));
-    let mut cleanup = Cleanup::new(&cluster);
-    cleanup.add("namespace", &records_namespace(&net));
-
-    let producer = Producer::new(&cluster, net.clone());
+    let (net, app, producer, _cleanup) = estates(&cluster);
     producer.apply(
         &[("gateway_host", "gw.example"), ("namespace", "platform")],
         &[restricted(Some(&["gateway_host"]))],
@@ -168,12 +174,7 @@ fn a_grant_of_some_outputs_reads_them_and_is_refused_another_by_name() {
 #[test]
 fn three_applies_then_a_read_pinned_to_the_first_serial() {
     let cluster = Cluster::start();
-    let tag = unique_tag();
-    let (net, app) = (format!("rv-{tag}-net"), format!("rv-{tag}-app"));
-    let mut cleanup = Cleanup::new(&cluster);
-    cleanup.add("namespace", &records_namespace(&net));
-
-    let producer = Producer::new(&cluster, net.clone());
+    let (net, app, producer, _cleanup) = estates(&cluster);
     let readers = [restricted(None)];
     for host in ["gw-1", "gw-2", "gw-3"] {
         producer.apply(&[("gateway_host", host), ("zone", "eu")], &readers, "");
@@ -225,12 +226,7 @@ fn three_applies_then_a_read_pinned_to_the_first_serial() {
 #[test]
 fn max_age_refuses_outputs_recorded_too_long_ago() {
     let cluster = Cluster::start();
-    let tag = unique_tag();
-    let (net, app) = (format!("rv-{tag}-net"), format!("rv-{tag}-app"));
-    let mut cleanup = Cleanup::new(&cluster);
-    cleanup.add("namespace", &records_namespace(&net));
-
-    let producer = Producer::new(&cluster, net.clone());
+    let (net, app, producer, _cleanup) = estates(&cluster);
     producer.apply(&[("gateway_host", "gw.example")], &[restricted(None)], "");
     let (work, engine) = reader(&cluster, &app, &net, &["gateway_host"]);
     work.write(&reader_tf(
@@ -286,12 +282,7 @@ fn max_age_refuses_outputs_recorded_too_long_ago() {
 #[test]
 fn a_readers_plan_warns_of_outputs_changed_upstream_since_its_last_apply() {
     let cluster = Cluster::start();
-    let tag = unique_tag();
-    let (net, app) = (format!("rv-{tag}-net"), format!("rv-{tag}-app"));
-    let mut cleanup = Cleanup::new(&cluster);
-    cleanup.add("namespace", &records_namespace(&net));
-
-    let producer = Producer::new(&cluster, net.clone());
+    let (net, app, producer, _cleanup) = estates(&cluster);
     let readers = [restricted(None)];
     producer.apply(&[("gateway_host", "gw-1"), ("zone", "eu")], &readers, "");
 
