@@ -72,11 +72,7 @@ fn measure(cluster: &Cluster, n: usize) -> Result<String, String> {
     let lists = counted.get("LIST", "configmaps");
     let by_verb = counted.by_verb();
     let total = by_verb.values().sum::<u64>();
-    let verbs = by_verb
-        .iter()
-        .map(|(verb, k)| format!("{verb} {k}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let verbs = acceptance::bench::verbs(&by_verb);
     Ok(format!(
         "{n:>7} | {listed:>6} | {lists:>5} | {total:>8} | {wall_s:>7.2} | {verbs}"
     ))
