@@ -3,36 +3,11 @@
 
 use std::path::PathBuf;
 
-/// The workspace root (the folder holding the root Cargo.toml and the Makefile).
-pub fn workspace_root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .expect("the acceptance crate sits inside the workspace")
-        .to_path_buf()
-}
+pub use provider_mirror::paths::{cli_config, dist_dir, target_dir, workspace_root};
 
 /// `.tools/bin`: the engine and kubectl installed by `make setup`.
 pub fn tools_bin() -> PathBuf {
     workspace_root().join(".tools").join("bin")
-}
-
-/// `dist`: the filesystem mirror (`dist/mirror`) and the CLI configuration (`dist/terraformrc`).
-pub fn dist_dir() -> PathBuf {
-    workspace_root().join("dist")
-}
-
-/// The engine's CLI configuration that installs the providers from the mirror.
-pub fn cli_config() -> PathBuf {
-    dist_dir().join("terraformrc")
-}
-
-/// The cargo target folder: `CARGO_TARGET_DIR` when set (relative to the root), else `target`.
-pub fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if !dir.is_empty() => workspace_root().join(dir),
-        _ => workspace_root().join("target"),
-    }
 }
 
 /// The program `name` from `.tools/bin` when `make setup` installed it, else from PATH.

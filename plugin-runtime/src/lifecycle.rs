@@ -45,9 +45,14 @@ enum ServeError {
 /// Runs `provider` as a plugin and exits the process: 0 after a clean shutdown, 1 when
 /// the engine did not start it properly. For `main()` without a tokio runtime.
 pub fn serve(provider: impl Provider) -> ! {
+    serve_shared(Arc::new(provider))
+}
+
+/// [`serve`] past the one generic step, so that the server is compiled in this crate once.
+fn serve_shared(provider: Arc<dyn Provider>) -> ! {
     let code = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => {
-            let code = runtime.block_on(serve_async(provider));
+            let code = runtime.block_on(serve_async_shared(provider));
             // Drops the listener task, which removes the socket directory.
             runtime.shutdown_timeout(Duration::from_millis(200));
             code
@@ -60,6 +65,10 @@ pub fn serve(provider: impl Provider) -> ! {
 /// Runs `provider` as a plugin inside an existing tokio runtime and returns the exit
 /// code the process should end with.
 pub async fn serve_async(provider: impl Provider) -> i32 {
+    serve_async_shared(Arc::new(provider)).await
+}
+
+async fn serve_async_shared(provider: Arc<dyn Provider>) -> i32 {
     install_panic_hook();
     init_logging();
     tracing::info!(version = %provider.version(), "provider plugin starting");
@@ -74,7 +83,7 @@ fn report(e: &ServeError) -> i32 {
     1
 }
 
-async fn run(provider: impl Provider) -> Result<(), ServeError> {
+async fn run(provider: Arc<dyn Provider>) -> Result<(), ServeError> {
     handshake::check_cookie(std::env::var(handshake::MAGIC_COOKIE_KEY).ok().as_deref())?;
     let protocol = handshake::negotiate_protocol(std::env::var("PLUGIN_PROTOCOL_VERSIONS").ok().as_deref())?;
     let tls = tls_config()?;

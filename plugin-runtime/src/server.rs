@@ -34,7 +34,7 @@ type RpcResult<T> = Result<Response<T>, Status>;
 pub const MAX_MESSAGE_SIZE: usize = 256 << 20;
 
 /// The tfplugin6 gRPC service for `provider`, with [`MAX_MESSAGE_SIZE`] both ways.
-pub fn grpc_service<P: Provider>(provider: P) -> pb::provider_server::ProviderServer<ProviderService<P>> {
+pub fn grpc_service(provider: Arc<dyn Provider>) -> pb::provider_server::ProviderServer<ProviderService> {
     pb::provider_server::ProviderServer::new(ProviderService::new(provider))
         .max_decoding_message_size(MAX_MESSAGE_SIZE)
         .max_encoding_message_size(MAX_MESSAGE_SIZE)
@@ -149,8 +149,11 @@ struct FunctionEntry {
 }
 
 /// The tfplugin6 service over one provider.
-pub struct ProviderService<P: Provider> {
-    provider: Arc<P>,
+///
+/// Not generic over the provider: the whole gRPC server (tonic's and hyper's generic code under
+/// it) is compiled once, here, instead of again in every plugin binary and test that serves one.
+pub struct ProviderService {
+    provider: Arc<dyn Provider>,
     provider_schema: Schema,
     provider_type: Type,
     /// Keyed by type name and by every alias.
@@ -162,8 +165,8 @@ pub struct ProviderService<P: Provider> {
     functions: BTreeMap<String, Arc<FunctionEntry>>,
 }
 
-impl<P: Provider> ProviderService<P> {
-    pub fn new(provider: P) -> ProviderService<P> {
+impl ProviderService {
+    pub fn new(provider: Arc<dyn Provider>) -> ProviderService {
         let provider_schema = provider.schema();
         let mut resources = BTreeMap::new();
         for resource in provider.resources() {
@@ -233,7 +236,7 @@ impl<P: Provider> ProviderService<P> {
         ProviderService {
             provider_type: provider_schema.value_type(),
             provider_schema,
-            provider: Arc::new(provider),
+            provider,
             resources,
             data_sources,
             ephemeral_resources,
@@ -654,7 +657,7 @@ fn diagnostics_of(result: Result<Diagnostics, ServerError>) -> Vec<pb::Diagnosti
 }
 
 #[tonic::async_trait]
-impl<P: Provider> pb::provider_server::Provider for ProviderService<P> {
+impl pb::provider_server::Provider for ProviderService {
     async fn get_metadata(
         &self,
         _: Request<pb::get_metadata::Request>,
@@ -1384,8 +1387,8 @@ mod tests {
         }
     }
 
-    fn service() -> ProviderService<TestProvider> {
-        ProviderService::new(TestProvider)
+    fn service() -> ProviderService {
+        ProviderService::new(Arc::new(TestProvider))
     }
 
     fn widget_type() -> Type {
@@ -1528,6 +1531,24 @@ mod tests {
             .into_inner();
         assert_eq!(metadata.functions[0].name, "describe");
         assert_eq!(metadata.ephemeral_resources[0].type_name, "test_lease");
+    }
+
+    #[tokio::test]
+    async fn the_schema_need_not_be_fetched_again() {
+        let service = service();
+        let metadata = service
+            .get_metadata(Request::new(pb::get_metadata::Request {}))
+            .await
+            .expect("rpc")
+            .into_inner();
+        let schema = service
+            .get_provider_schema(Request::new(pb::get_provider_schema::Request {}))
+            .await
+            .expect("rpc")
+            .into_inner();
+        for capabilities in [metadata.server_capabilities, schema.server_capabilities] {
+            assert!(capabilities.expect("capabilities").get_provider_schema_optional);
+        }
     }
 
     #[tokio::test]

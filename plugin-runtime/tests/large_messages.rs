@@ -77,7 +77,7 @@ async fn a_plan_of_many_mebibytes_passes_both_ways() {
     let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
     tokio::spawn(
         tonic::transport::Server::builder()
-            .add_service(grpc_service(Blobs))
+            .add_service(grpc_service(Arc::new(Blobs)))
             .serve_with_incoming(incoming),
     );
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{address}"))

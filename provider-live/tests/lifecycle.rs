@@ -116,6 +116,20 @@ impl Harness {
             .unwrap();
     }
 
+    /// Creates the config maps `cm-0000`, `cm-0001` ... numbered `numbers` in `ns` straight
+    /// through the API (no provider), in estate `app`, each holding its number as `n`.
+    async fn create_config_maps(&self, ns: &str, numbers: std::ops::Range<usize>) {
+        for i in numbers {
+            self.kubectl_apply(
+                ns,
+                json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("cm-{i:04}"), "labels": {"tofu-estate": "app"}},
+                "data": {"n": i.to_string()}}),
+            )
+            .await;
+        }
+    }
+
     async fn kubectl_patch(&self, ns: &str, name: &str, patch: Json) {
         let pp = PatchParams {
             field_manager: Some("kubectl-patch".into()),
@@ -143,6 +157,23 @@ impl Harness {
         let text = self.client.request_text(req).await.unwrap();
         let parsed: Json = serde_json::from_str(&text).unwrap();
         parsed["items"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Starts the request counters from zero.
+    async fn reset_requests(&self) {
+        let req = http::Request::delete("/_test/requests").body(Vec::new()).unwrap();
+        self.client.request_text(req).await.unwrap();
+    }
+
+    /// The `verb` requests (`list`, `get`, `patch` ...) on config maps since the counters
+    /// were last reset.
+    async fn config_map_requests(&self, verb: &str) -> u64 {
+        self.requests()
+            .await
+            .iter()
+            .filter(|c| c["verb"] == verb && c["resource"] == "configmaps")
+            .map(|c| c["count"].as_u64().unwrap_or(0))
+            .sum()
     }
 }
 
@@ -204,6 +235,20 @@ async fn namespace<'h>(h: &'h Harness, name: &str) -> Instance<'h> {
     ns
 }
 
+/// Refreshes every instance (all of one resource type) in one engine run: one provider,
+/// whose read cache they share.
+async fn refresh_in_one_run(h: &Harness, instances: &mut [Instance<'_>]) {
+    let Some(first) = instances.first() else {
+        return;
+    };
+    let run = h.resource(&first.type_name).await;
+    for instance in instances {
+        instance.resource = run.clone();
+        instance.refresh().await;
+        assert!(!instance.state.is_null(), "{} is gone", instance.type_name);
+    }
+}
+
 impl<'h> Instance<'h> {
     async fn new(h: &'h Harness, type_name: &str, config: Value) -> Instance<'h> {
         let resource = h.resource(type_name).await;
@@ -263,6 +308,19 @@ impl<'h> Instance<'h> {
         let d = self.apply_plan(&plan).await;
         assert!(!d.has_errors(), "apply failed: {d:?}");
         plan
+    }
+
+    /// `terraform import` of the object `id` names.
+    async fn import(&mut self, id: &str) {
+        let imported = self
+            .resource
+            .import(ImportRequest {
+                type_name: self.type_name.clone(),
+                id: id.into(),
+            })
+            .await
+            .unwrap();
+        self.state = imported.imported[0].state.clone();
     }
 
     async fn refresh(&mut self) {
@@ -562,15 +620,7 @@ async fn foreign_and_unlabelled_objects() {
     );
 
     // Import, then the plan only stamps the estate.
-    let imported = legacy
-        .resource
-        .import(ImportRequest {
-            type_name: "kubernetes_config_map".into(),
-            id: "shop/legacy".into(),
-        })
-        .await
-        .unwrap();
-    legacy.state = imported.imported[0].state.clone();
+    legacy.import("shop/legacy").await;
     legacy.refresh().await;
     assert_eq!(legacy.state.get("estate"), &Value::Null);
     let plan = legacy.plan().await.unwrap();
@@ -598,17 +648,7 @@ async fn foreign_and_unlabelled_objects() {
 
     // Never delete another estate's object, even one in state.
     let mut stolen = Instance::new(&h, "kubernetes_config_map", config_map("theirs", &[("k", "n")])).await;
-    stolen.state = legacy
-        .resource
-        .import(ImportRequest {
-            type_name: "kubernetes_config_map".into(),
-            id: "shop/theirs".into(),
-        })
-        .await
-        .unwrap()
-        .imported[0]
-        .state
-        .clone();
+    stolen.import("shop/theirs").await;
     let d = stolen.destroy().await;
     assert!(errors(&d).contains("network"), "{d:?}");
     assert!(h.live_cm("shop", "theirs").await.is_some());
@@ -624,32 +664,86 @@ async fn reads_share_one_list_per_kind_and_namespace() {
         cm.apply().await;
         maps.push(cm);
     }
-    let count = |counters: &[Json], verb: &str| -> u64 {
-        counters
-            .iter()
-            .filter(|c| c["verb"] == verb && c["resource"] == "configmaps")
-            .map(|c| c["count"].as_u64().unwrap_or(0))
-            .sum()
-    };
-    let before = h.requests().await;
-    // One engine run: one provider for all three refreshes.
+    h.reset_requests().await;
+    refresh_in_one_run(&h, &mut maps).await;
+    assert_eq!(h.config_map_requests("list").await, 1, "one LIST for three reads");
+    assert_eq!(h.config_map_requests("get").await, 0, "no GET for listed objects");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_apply_lists_each_kind_and_namespace_once() {
+    const MAPS: u64 = 20;
+    let h = Harness::start("app").await;
+    namespace(&h, "shop").await;
+    h.reset_requests().await;
+    // The apply of a run: the engine plans each object again just before applying it, all
+    // through the run's one provider.
     let run = h.resource("kubernetes_config_map").await;
-    for cm in &mut maps {
+    let mut maps = Vec::new();
+    for i in 0..MAPS {
+        let name = format!("cm-{i:02}");
+        let mut cm = Instance::new(&h, "kubernetes_config_map", config_map(&name, &[("k", &name)])).await;
         cm.resource = run.clone();
-        cm.refresh().await;
-        assert!(!cm.state.is_null());
+        cm.apply().await;
+        maps.push(cm);
     }
-    let after = h.requests().await;
+    for cm in &mut maps {
+        let applied = cm.state.clone();
+        cm.refresh().await;
+        assert_eq!(cm.state, applied, "a read after the write shows the write");
+    }
+    // The first plan's LIST serves every later plan: a write does not forget it. Each object
+    // is read with GET three times: by its plan (a listing of the estate's objects does not
+    // say whether an object of that name exists), by the apply's guard, and, written in this
+    // run, by its refresh.
     assert_eq!(
-        count(&after, "list") - count(&before, "list"),
+        h.config_map_requests("list").await,
         1,
-        "one LIST for three reads"
+        "one LIST for the whole apply"
     );
+    assert_eq!(h.config_map_requests("get").await, 3 * MAPS);
+    assert_eq!(h.config_map_requests("patch").await, MAPS, "one write each");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_page_through_a_large_listing() {
+    let h = Harness::start("app").await;
+    namespace(&h, "shop").await;
+    let import = async |n: usize| {
+        let name = format!("cm-{n:04}");
+        let mut cm = Instance::new(&h, "kubernetes_config_map", config_map(&name, &[])).await;
+        cm.import(&format!("shop/{name}")).await;
+        cm
+    };
+    let holds = |cm: &Instance, n: &str| assert_eq!(cm.state.get("data"), &Value::string_map([("n", n)]));
+
+    // 1000 objects read in two requests: pages hold at least 500. One read object is on the
+    // first page, one on the second.
+    h.create_config_maps("shop", 0..1000).await;
+    let mut maps = vec![import(1).await, import(750).await];
+    h.reset_requests().await;
+    refresh_in_one_run(&h, &mut maps).await;
+    assert_eq!(h.config_map_requests("list").await, 2, "1000 objects in 2 pages");
     assert_eq!(
-        count(&after, "get"),
-        count(&before, "get"),
-        "no GET for listed objects"
+        h.config_map_requests("get").await,
+        0,
+        "both came from the listing"
     );
+    holds(&maps[0], "1");
+    holds(&maps[1], "750");
+
+    // One more makes a third page: pages hold at most 500.
+    h.create_config_maps("shop", 1000..1001).await;
+    maps.push(import(1000).await);
+    h.reset_requests().await;
+    refresh_in_one_run(&h, &mut maps).await;
+    assert_eq!(h.config_map_requests("list").await, 3, "1001 objects in 3 pages");
+    assert_eq!(
+        h.config_map_requests("get").await,
+        0,
+        "all three came from the listing"
+    );
+    holds(&maps[2], "1000");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use acceptance::{mirror, paths};
+use provider_mirror::{self as mirror, paths};
 
 fn main() -> ExitCode {
     let release = paths::target_dir().join("release");

@@ -1,0 +1,181 @@
+//! The providers packed as the engine installs them: a filesystem mirror in the "packed" layout
+//! (`HOST/NAMESPACE/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip`) with SHA256SUMS and
+//! manifest files beside each archive, and a CLI configuration that installs the project's
+//! providers from that mirror and everything else directly. `terraform init` then checks and
+//! records the archives' hashes in `.terraform.lock.hcl` like for any registry provider.
+
+pub mod paths;
+
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use zip::write::SimpleFileOptions;
+
+/// Registry host and namespace the providers are published under.
+pub const HOST: &str = "registry.terraform.io";
+pub const NAMESPACE: &str = "choudoufu";
+/// Provider types, each built as the binary `terraform-provider-<type>` by the package `provider-<type>`.
+pub const PROVIDER_TYPES: [&str; 2] = ["live", "records"];
+/// The providers' version: the workspace version, shared by every crate.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The `_manifest.json` beside each archive: the plugin protocol versions the provider speaks.
+pub const MANIFEST: &str = "{\"version\":1,\"metadata\":{\"protocol_versions\":[\"6.0\"]}}\n";
+
+#[derive(Debug, thiserror::Error)]
+pub enum MirrorError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: {source}")]
+    Zip {
+        path: PathBuf,
+        source: zip::result::ZipError,
+    },
+    #[error("provider binary {0} is missing: build it with `make build`")]
+    MissingBinary(PathBuf),
+    #[error("no provider platform name for this machine ({0})")]
+    Platform(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> MirrorError + '_ {
+    move |source| MirrorError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The engine's platform name for this machine, e.g. `linux_amd64`.
+pub fn platform() -> Result<String, MirrorError> {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        "arm" => "arm",
+        other => return Err(MirrorError::Platform(other.to_string())),
+    };
+    Ok(format!("{}_{arch}", std::env::consts::OS))
+}
+
+/// The mirror folder holding the archives of provider `type_name`.
+pub fn provider_dir(mirror: &Path, type_name: &str) -> PathBuf {
+    mirror.join(HOST).join(NAMESPACE).join(type_name)
+}
+
+/// Packs the binaries in `release_dir` into `dist/mirror` and writes `dist/terraformrc`.
+/// Archives are byte-for-byte reproducible (fixed timestamps), and every file is replaced
+/// atomically, so concurrent runs and readers never see a half-written file.
+pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
+    let mirror = dist.join("mirror");
+    for type_name in PROVIDER_TYPES {
+        let binary = release_dir.join(format!("terraform-provider-{type_name}"));
+        if !binary.is_file() {
+            return Err(MirrorError::MissingBinary(binary));
+        }
+        let dir = provider_dir(&mirror, type_name);
+        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let stem = format!("terraform-provider-{type_name}_{VERSION}");
+        let archive = archive_path(&mirror, type_name)?;
+        let inner_name = format!("terraform-provider-{type_name}_v{VERSION}");
+        let bytes = zip_one(&binary, &inner_name)?;
+        let sums = format!("{:x}  {}\n", Sha256::digest(&bytes), file_name(&archive));
+        write_atomic(&archive, &bytes)?;
+        write_atomic(&dir.join(format!("{stem}_SHA256SUMS")), sums.as_bytes())?;
+        write_atomic(&dir.join(format!("{stem}_manifest.json")), MANIFEST.as_bytes())?;
+    }
+    write_atomic(&dist.join("terraformrc"), cli_config(&mirror).as_bytes())
+}
+
+/// The CLI configuration: the project's providers come only from the mirror.
+fn cli_config(mirror: &Path) -> String {
+    let include = format!("{HOST}/{NAMESPACE}/*");
+    format!(
+        "# Written by `make build`: install the project's providers from the local mirror.\n\
+         provider_installation {{\n  \
+           filesystem_mirror {{\n    path    = \"{}\"\n    include = [\"{include}\"]\n  }}\n  \
+           direct {{\n    exclude = [\"{include}\"]\n  }}\n\
+         }}\n",
+        mirror.display()
+    )
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The path of provider `type_name`'s archive for this machine in `mirror`.
+pub fn archive_path(mirror: &Path, type_name: &str) -> Result<PathBuf, MirrorError> {
+    let platform = platform()?;
+    Ok(provider_dir(mirror, type_name)
+        .join(format!("terraform-provider-{type_name}_{VERSION}_{platform}.zip")))
+}
+
+/// The engine's `h1:` package hash of an archive (Go's dirhash "Hash1" over the archive's files:
+/// SHA-256 of the sorted lines `<sha256 hex>  <name>`), as `init` records it in the lock file.
+pub fn archive_h1(archive: &Path) -> Result<String, MirrorError> {
+    use base64::Engine as _;
+    let zip_err = |source| MirrorError::Zip {
+        path: archive.to_path_buf(),
+        source,
+    };
+    let file = fs::File::open(archive).map_err(io_err(archive))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(zip_err)?;
+    let mut lines = Vec::new();
+    for index in 0..zip.len() {
+        let mut entry = zip.by_index(index).map_err(zip_err)?;
+        if entry.is_dir() {
+            continue;
+        }
+        let name = entry.name().map_err(zip_err)?.into_owned();
+        let mut hasher = Sha256::new();
+        io::copy(&mut entry, &mut hasher).map_err(io_err(archive))?;
+        lines.push(format!("{:x}  {name}\n", hasher.finalize()));
+    }
+    lines.sort_by(|a, b| {
+        a.split_once("  ")
+            .map(|x| x.1)
+            .cmp(&b.split_once("  ").map(|x| x.1))
+    });
+    let digest = Sha256::digest(lines.concat().as_bytes());
+    Ok(format!(
+        "h1:{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    ))
+}
+
+/// A zip archive holding the one executable `binary` under `inner_name`.
+pub fn zip_one(binary: &Path, inner_name: &str) -> Result<Vec<u8>, MirrorError> {
+    let content = fs::read(binary).map_err(io_err(binary))?;
+    let zip_err = |source| MirrorError::Zip {
+        path: binary.to_path_buf(),
+        source,
+    };
+    let mut writer = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+    let options = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o755);
+    writer.start_file(inner_name, options).map_err(zip_err)?;
+    writer.write_all(&content).map_err(io_err(binary))?;
+    Ok(writer.finish().map_err(zip_err)?.into_inner())
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it into place.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MirrorError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
+    tmp.write_all(bytes).map_err(io_err(path))?;
+    // Temporary files are private; the mirror is as readable as any build output.
+    tmp.as_file()
+        .set_permissions(fs::Permissions::from_mode(0o644))
+        .map_err(io_err(path))?;
+    tmp.persist(path).map_err(|e| MirrorError::Io {
+        path: path.to_path_buf(),
+        source: e.error,
+    })?;
+    Ok(())
+}
