@@ -66,7 +66,8 @@ pub struct ProviderMeter {
 }
 
 impl ProviderMeter {
-    /// Meters provider `type_name`, whose real binary is `real` (see [`installed_provider`]).
+    /// Meters provider `type_name`, whose real binary is `real` (the release build's, the same
+    /// bytes `init` installs from the mirror).
     pub fn new(type_name: &str, real: &Path) -> Result<ProviderMeter, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("a folder for the meter: {e}"))?;
         let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
@@ -124,26 +125,6 @@ impl ProviderMeter {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(PhaseUsage::of(&usages))
     }
-}
-
-/// The binary of provider `choudoufu/<type_name>` that `init` installed in `workdir`.
-pub fn installed_provider(workdir: &Path, type_name: &str) -> Result<PathBuf, String> {
-    let base = workdir
-        .join(".terraform/providers")
-        .join(crate::mirror::HOST)
-        .join(crate::mirror::NAMESPACE)
-        .join(type_name)
-        .join(crate::mirror::VERSION)
-        .join(crate::mirror::platform().map_err(|e| e.to_string())?);
-    let prefix = format!("terraform-provider-{type_name}");
-    fs::read_dir(&base)
-        .map_err(|e| format!("{}: {e}", base.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .find(|path| {
-            path.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-        })
-        .ok_or_else(|| format!("no {prefix} in {}", base.display()))
 }
 
 /// When this program was started by the engine as a metered provider ([`REAL_ENV`] set): runs

@@ -192,8 +192,11 @@ fn primary<'a>(all: &'a BTreeMap<String, (String, Value)>, module: &Module) -> (
         .unwrap_or_else(|| panic!("{address} is not in state"))
 }
 
+/// An object as kubectl names it: resource (`deployments.apps`), namespace, name.
+type Target = (String, Option<String>, String);
+
 /// The kubectl resource (`deployments.apps`) and namespace of a resource of `type_name`.
-fn kubectl_target(type_name: &str, values: &Value) -> (String, Option<String>, String) {
+fn kubectl_target(type_name: &str, values: &Value) -> Target {
     let entry = provider_live::catalog::entries()
         .iter()
         .find(|e| e.info.type_name == type_name || e.info.aliases.contains(&type_name));
@@ -227,22 +230,65 @@ fn kubectl_target(type_name: &str, values: &Value) -> (String, Option<String>, S
     )
 }
 
-fn kubectl_get(cluster: &Cluster, target: &(String, Option<String>, String)) -> Option<Value> {
-    let (resource, namespace, name) = target;
-    let mut args = vec![
-        "get",
-        resource.as_str(),
-        name.as_str(),
-        "-o",
-        "json",
-        "--ignore-not-found",
-    ];
-    if let Some(ns) = namespace {
-        args.extend(["-n", ns.as_str()]);
+/// One kubectl call per namespace (cluster-scoped objects are one more) over `targets`, as
+/// `TYPE/NAME` arguments: the corpus's ~60 objects cost a handful of kubectl runs, not one each.
+/// Each call gets `args` after the names; returns every call's output.
+fn kubectl_per_namespace(cluster: &Cluster, verb: &str, targets: &[Target], args: &[&str]) -> Vec<String> {
+    let mut by_namespace: BTreeMap<Option<&str>, Vec<String>> = BTreeMap::new();
+    for (resource, namespace, name) in targets {
+        by_namespace
+            .entry(namespace.as_deref())
+            .or_default()
+            .push(format!("{resource}/{name}"));
     }
-    let out = cluster.kubectl(&args);
-    assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
-    (!out.stdout.trim().is_empty()).then(|| serde_json::from_str(&out.stdout).expect("kubectl printed JSON"))
+    by_namespace
+        .into_iter()
+        .map(|(namespace, names)| {
+            let mut all = vec![verb];
+            all.extend(names.iter().map(String::as_str));
+            all.extend_from_slice(args);
+            if let Some(ns) = namespace {
+                all.extend(["-n", ns]);
+            }
+            let out = cluster.kubectl(&all);
+            assert!(out.success(), "kubectl {}:\n{out}", all.join(" "));
+            out.stdout
+        })
+        .collect()
+}
+
+/// The objects `targets` name that exist (those missing are left out with
+/// `ignore_missing`, else an error).
+fn kubectl_get(cluster: &Cluster, targets: &[Target], ignore_missing: bool) -> Vec<Value> {
+    let args: &[&str] = if ignore_missing {
+        &["-o", "json", "--ignore-not-found"]
+    } else {
+        &["-o", "json"]
+    };
+    kubectl_per_namespace(cluster, "get", targets, args)
+        .iter()
+        .filter(|out| !out.trim().is_empty())
+        .flat_map(|out| {
+            let list: Value = serde_json::from_str(out).expect("kubectl printed JSON");
+            // One name prints the object itself, several a List.
+            match list["items"].as_array() {
+                Some(items) => items.clone(),
+                None => vec![list],
+            }
+        })
+        .collect()
+}
+
+/// `kind/name` of an object kubectl printed, for messages.
+fn described(object: &Value) -> String {
+    format!(
+        "{}/{}",
+        object["kind"].as_str().unwrap_or_default(),
+        object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    )
 }
 
 /// `body` with an annotation added to the `metadata` of the first resource of `type_name`: a
@@ -336,18 +382,25 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     );
 
     // The estate label is on every object and in no state value.
-    for m in &modules {
-        let (address, values) = primary(&before, m);
-        let target = kubectl_target(&m.type_name, values);
-        let object = kubectl_get(&cluster, &target).unwrap_or_else(|| panic!("{address} does not exist"));
+    let targets: Vec<Target> = modules
+        .iter()
+        .map(|m| {
+            let (address, values) = primary(&before, m);
+            assert!(
+                !values.to_string().contains("tofu-estate\""),
+                "{address}: the estate label is in state: {values}"
+            );
+            kubectl_target(&m.type_name, values)
+        })
+        .collect();
+    let objects = kubectl_get(&cluster, &targets, false);
+    assert_eq!(objects.len(), targets.len(), "every module's object exists");
+    for object in &objects {
         assert_eq!(
             object.pointer("/metadata/labels/tofu-estate"),
             Some(&Value::from(estate.as_str())),
-            "{address} carries the estate label"
-        );
-        assert!(
-            !values.to_string().contains("tofu-estate\""),
-            "{address}: the estate label is in state: {values}"
+            "{} carries the estate label",
+            described(object)
         );
     }
 
@@ -414,16 +467,11 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
         .iter()
         .filter(|m| !m.type_name.starts_with("kubernetes_namespace"))
         .collect();
-    for m in &deleted {
-        let (_, values) = primary(&after, m);
-        let (resource, namespace, name) = kubectl_target(&m.type_name, values);
-        let mut args = vec!["delete", resource.as_str(), name.as_str(), "--wait=true"];
-        if let Some(ns) = &namespace {
-            args.extend(["-n", ns.as_str()]);
-        }
-        let out = cluster.kubectl(&args);
-        assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
-    }
+    let targets: Vec<Target> = deleted
+        .iter()
+        .map(|m| kubectl_target(&m.type_name, primary(&after, m).1))
+        .collect();
+    kubectl_per_namespace(&cluster, "delete", &targets, &["--wait=true"]);
     let (plan, summary) = work.engine().plan_json(&["-parallelism=8"]);
     let summary = summary.unwrap_or_else(|| panic!("no plan written:\n{plan}"));
     for m in &deleted {
@@ -517,14 +565,15 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     let last = resources(&show(&work));
     let out = work.run(&[&["destroy", "-auto-approve"][..], &parallel[..]].concat());
     assert!(out.success(), "destroy failed:\n{out}");
-    for m in &modules {
-        let (address, values) = primary(&last, m);
-        let target = kubectl_target(&m.type_name, values);
-        let left = kubectl_get(&cluster, &target);
+    let targets: Vec<Target> = modules
+        .iter()
+        .map(|m| kubectl_target(&m.type_name, primary(&last, m).1))
+        .collect();
+    for left in kubectl_get(&cluster, &targets, true) {
         assert!(
-            left.as_ref()
-                .is_none_or(|o| o.pointer("/metadata/deletionTimestamp").is_some()),
-            "destroy left {address} behind"
+            left.pointer("/metadata/deletionTimestamp").is_some(),
+            "destroy left {} behind",
+            described(&left)
         );
     }
 }

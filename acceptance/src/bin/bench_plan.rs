@@ -336,7 +336,8 @@ fn main() {
     let cluster = Cluster::start();
     step(start, "building and packing the providers, init");
     let live = LiveDir::new("bench", cluster.kubeconfig());
-    let meter = provider_meter::installed_provider(live.path(), "live")
+    let meter = acceptance::build::binary("terraform-provider-live")
+        .map_err(|e| e.to_string())
         .and_then(|real| ProviderMeter::new("live", &real))
         .unwrap_or_else(|e| {
             eprintln!("bench_plan: {e}");
