@@ -7,8 +7,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, DataSource, Diagnostic, Diagnostics,
-    ImportRequest, ImportResponse, ImportedResource, PlanRequest, PlanResponse, Provider, ReadDataRequest,
-    ReadDataResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
+    ImportRequest, ImportResponse, PlanRequest, PlanResponse, Provider, ReadDataRequest, ReadDataResponse,
+    ReadRequest, ReadResponse, Resource, Schema, Type, Value,
 };
 
 struct Echo;
@@ -94,30 +94,16 @@ impl Resource for Message {
     }
 
     async fn apply(&self, request: ApplyRequest) -> ApplyResponse {
-        ApplyResponse {
-            new_state: request.planned_state,
-            ..ApplyResponse::default()
-        }
+        ApplyResponse::as_planned(request)
     }
 
     async fn read(&self, request: ReadRequest) -> Result<ReadResponse, Diagnostics> {
-        Ok(ReadResponse {
-            new_state: request.current_state,
-            private: request.private,
-            ..ReadResponse::default()
-        })
+        Ok(ReadResponse::unchanged(request))
     }
 
     async fn import(&self, request: ImportRequest) -> Result<ImportResponse, Diagnostics> {
         let state = echoed(Value::object([("input", Value::string(request.id))]));
-        Ok(ImportResponse {
-            imported: vec![ImportedResource {
-                type_name: request.type_name,
-                state,
-                private: Vec::new(),
-            }],
-            ..ImportResponse::default()
-        })
+        Ok(ImportResponse::one(request.type_name, state))
     }
 }
 

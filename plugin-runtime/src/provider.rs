@@ -181,6 +181,18 @@ pub struct ApplyResponse {
     pub diagnostics: Diagnostics,
 }
 
+impl ApplyResponse {
+    /// The planned state (and private data) as the outcome: for a resource whose state is all
+    /// there is, with nothing outside the engine to change.
+    pub fn as_planned(request: ApplyRequest) -> ApplyResponse {
+        ApplyResponse {
+            new_state: request.planned_state,
+            private: request.planned_private,
+            diagnostics: Diagnostics::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct ReadRequest {
     pub type_name: String,
@@ -196,6 +208,17 @@ pub struct ReadResponse {
     pub diagnostics: Diagnostics,
 }
 
+impl ReadResponse {
+    /// The state as it was: for a resource with nothing outside the engine to refresh from.
+    pub fn unchanged(request: ReadRequest) -> ReadResponse {
+        ReadResponse {
+            new_state: request.current_state,
+            private: request.private,
+            diagnostics: Diagnostics::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct ImportRequest {
     pub type_name: String,
@@ -207,6 +230,20 @@ pub struct ImportResponse {
     /// Usually one object; the engine then reads it to fill in the state.
     pub imported: Vec<ImportedResource>,
     pub diagnostics: Diagnostics,
+}
+
+impl ImportResponse {
+    /// One object of `type_name` imported with `state` (the engine reads it next).
+    pub fn one(type_name: String, state: Value) -> ImportResponse {
+        ImportResponse {
+            imported: vec![ImportedResource {
+                type_name,
+                state,
+                private: Vec::new(),
+            }],
+            diagnostics: Diagnostics::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -1267,7 +1267,7 @@ mod tests {
     use super::*;
     use crate::ephemeral::{OpenResponse, RenewResponse};
     use crate::identity::IdentityAttribute;
-    use crate::provider::{ApplyResponse, ImportResponse, ImportedResource, PlanResponse, ReadResponse};
+    use crate::provider::{ApplyResponse, ImportResponse, PlanResponse, ReadResponse};
     use crate::schema::{Attribute, NestedBlock};
     use async_trait::async_trait;
     use pb::provider_server::Provider as _;
@@ -1338,10 +1338,7 @@ mod tests {
         }
 
         async fn apply(&self, request: ApplyRequest) -> ApplyResponse {
-            ApplyResponse {
-                new_state: request.planned_state,
-                ..ApplyResponse::default()
-            }
+            ApplyResponse::as_planned(request)
         }
 
         async fn read(&self, _: ReadRequest) -> Result<ReadResponse, Diagnostics> {
@@ -1349,14 +1346,10 @@ mod tests {
         }
 
         async fn import(&self, request: ImportRequest) -> Result<ImportResponse, Diagnostics> {
-            Ok(ImportResponse {
-                imported: vec![ImportedResource {
-                    type_name: request.type_name,
-                    state: Value::object([("id", Value::string(request.id))]),
-                    private: Vec::new(),
-                }],
-                diagnostics: Diagnostics::new(),
-            })
+            Ok(ImportResponse::one(
+                request.type_name,
+                Value::object([("id", Value::string(request.id))]),
+            ))
         }
 
         fn upgrade_state(&self, version: i64, mut state: Value) -> Result<Value, Diagnostics> {

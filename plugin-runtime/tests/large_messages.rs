@@ -53,10 +53,7 @@ impl Resource for Blob {
     }
 
     async fn apply(&self, request: ApplyRequest) -> ApplyResponse {
-        ApplyResponse {
-            new_state: request.planned_state,
-            ..ApplyResponse::default()
-        }
+        ApplyResponse::as_planned(request)
     }
 
     async fn read(&self, _: ReadRequest) -> Result<ReadResponse, Diagnostics> {

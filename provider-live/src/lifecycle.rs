@@ -12,8 +12,8 @@ use std::time::Duration;
 use kube::Client;
 use kube_estate::Connection;
 use plugin_runtime::{
-    ApplyRequest, ApplyResponse, Diagnostic, Diagnostics, ImportResponse, ImportedResource, PlanResponse,
-    ReadRequest, ReadResponse, Value,
+    ApplyRequest, ApplyResponse, Diagnostic, Diagnostics, ImportResponse, PlanResponse, ReadRequest,
+    ReadResponse, Value,
 };
 use serde_json::Value as Json;
 
@@ -263,12 +263,5 @@ pub async fn import(
             format!("{} was not found in the cluster.", target.object_ref()),
         )));
     };
-    Ok(ImportResponse {
-        imported: vec![ImportedResource {
-            type_name,
-            state: state_of(&live),
-            private: Vec::new(),
-        }],
-        diagnostics: Diagnostics::new(),
-    })
+    Ok(ImportResponse::one(type_name, state_of(&live)))
 }

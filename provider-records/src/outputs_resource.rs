@@ -12,8 +12,8 @@ use k8s_openapi::api::core::v1::Secret;
 use kube_estate::{Configured, Connection, Estate};
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, ImportedResource, Number, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource,
-    Schema, Type, Value,
+    ImportResponse, Number, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type,
+    Value,
 };
 
 use crate::grants::{Grant, all_match, grants, live_grants, readers_of, validate_readers};
@@ -539,14 +539,7 @@ impl Resource for OutputsResource {
             )
             .into());
         }
-        Ok(ImportResponse {
-            imported: vec![ImportedResource {
-                type_name: request.type_name,
-                state: empty_state(estate),
-                private: Vec::new(),
-            }],
-            ..ImportResponse::default()
-        })
+        Ok(ImportResponse::one(request.type_name, empty_state(estate)))
     }
 }
 

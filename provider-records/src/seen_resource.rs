@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, Block, Diagnostic, Diagnostics, ImportRequest, ImportResponse,
-    ImportedResource, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
+    PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
 };
 
 use crate::estate_outputs::versions_type;
@@ -138,18 +138,11 @@ impl Resource for SeenResource {
     }
 
     async fn apply(&self, request: ApplyRequest) -> ApplyResponse {
-        ApplyResponse {
-            new_state: request.planned_state,
-            ..ApplyResponse::default()
-        }
+        ApplyResponse::as_planned(request)
     }
 
     async fn read(&self, request: ReadRequest) -> Result<ReadResponse, Diagnostics> {
-        Ok(ReadResponse {
-            new_state: request.current_state,
-            private: request.private,
-            ..ReadResponse::default()
-        })
+        Ok(ReadResponse::unchanged(request))
     }
 
     async fn import(&self, request: ImportRequest) -> Result<ImportResponse, Diagnostics> {
@@ -158,14 +151,7 @@ impl Resource for SeenResource {
             ("estate", Value::string(&request.id)),
             ("versions", Value::Null),
         ]);
-        Ok(ImportResponse {
-            imported: vec![ImportedResource {
-                type_name: request.type_name,
-                state,
-                private: Vec::new(),
-            }],
-            ..ImportResponse::default()
-        })
+        Ok(ImportResponse::one(request.type_name, state))
     }
 }
 
