@@ -1,5 +1,5 @@
-//! What the benchmark binaries (`bench_plan`, `bench_query`) share: their command line, medians
-//! and how they print.
+//! What the benchmark binaries (`bench_plan`, `bench_query`, `bench_records`) share: their
+//! command line, the run over every size, medians and how they print.
 
 /// The object counts given as arguments, or `default` when none are; a usage line naming
 /// `program` and exit 2 on anything else.
@@ -15,6 +15,33 @@ pub fn sizes(program: &str, default: &[usize]) -> Vec<usize> {
             eprintln!("usage: {program} [N ...] (object counts): {e}");
             std::process::exit(2);
         }
+    }
+}
+
+/// `measure` run for every size in turn: the rows of those that worked, and what went wrong
+/// with the others, so that one failing size does not hide the figures of the rest.
+pub fn each_size<T>(
+    sizes: &[usize],
+    mut measure: impl FnMut(usize) -> Result<Vec<T>, String>,
+) -> (Vec<T>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for &n in sizes {
+        match measure(n) {
+            Ok(more) => rows.extend(more),
+            Err(e) => failures.push(e),
+        }
+    }
+    (rows, failures)
+}
+
+/// After the tables: each failure on stderr, and exit code 1 when there was any.
+pub fn exit_on_failures(failures: &[String]) {
+    for failure in failures {
+        eprintln!("\n{failure}");
+    }
+    if !failures.is_empty() {
+        std::process::exit(1);
     }
 }
 

@@ -348,18 +348,16 @@ fn main() {
         meter: &meter,
         start,
     };
-    let mut rows = Vec::new();
-    let mut failures = Vec::new();
-    for n in sizes {
-        match bench.config_maps(&live, n) {
-            Ok(more) => rows.extend(more),
-            Err(e) => failures.push(format!("{n} ConfigMaps: {e}")),
-        }
+    let (rows, mut failures) = acceptance::bench::each_size(&sizes, |n| {
+        let measured = bench
+            .config_maps(&live, n)
+            .map_err(|e| format!("{n} ConfigMaps: {e}"));
         // Whatever the outcome, the next size starts from no state.
         for file in ["terraform.tfstate", "terraform.tfstate.backup"] {
             let _ = fs::remove_file(live.path().join(file));
         }
-    }
+        measured
+    });
     // The reference estates stay applied until both are measured: app reads network's outputs.
     let mut applied = Vec::new();
     let mut estates = Vec::new();
@@ -401,10 +399,5 @@ fn main() {
             verbs(&by_verb)
         );
     }
-    for failure in &failures {
-        eprintln!("\n{failure}");
-    }
-    if !failures.is_empty() {
-        std::process::exit(1);
-    }
+    acceptance::bench::exit_on_failures(&failures);
 }

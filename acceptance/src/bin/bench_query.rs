@@ -81,14 +81,8 @@ fn measure(cluster: &Cluster, n: usize) -> Result<String, String> {
 fn main() {
     let sizes = acceptance::bench::sizes("bench_query", &DEFAULT_SIZES);
     let cluster = Cluster::start();
-    let mut rows = Vec::new();
-    let mut failures = Vec::new();
-    for n in sizes {
-        match measure(&cluster, n) {
-            Ok(row) => rows.push(row),
-            Err(e) => failures.push(e),
-        }
-    }
+    let (rows, failures) =
+        acceptance::bench::each_size(&sizes, |n| measure(&cluster, n).map(|row| vec![row]));
     println!(
         "{:>7} | {:>6} | {:>5} | {:>8} | {:>7} | requests by verb",
         "objects", "listed", "LISTs", "requests", "wall s"
@@ -97,10 +91,5 @@ fn main() {
     for row in &rows {
         println!("{row}");
     }
-    for failure in &failures {
-        eprintln!("\n{failure}");
-    }
-    if !failures.is_empty() {
-        std::process::exit(1);
-    }
+    acceptance::bench::exit_on_failures(&failures);
 }

@@ -131,14 +131,7 @@ fn run(cluster: &Cluster, n: usize) -> Result<Vec<Measured>, String> {
 fn main() {
     let sizes = acceptance::bench::sizes("bench_records", &DEFAULT_SIZES);
     let cluster = Cluster::start();
-    let mut rows = Vec::new();
-    let mut failures = Vec::new();
-    for n in sizes {
-        match run(&cluster, n) {
-            Ok(measured) => rows.extend(measured),
-            Err(e) => failures.push(e),
-        }
-    }
+    let (rows, failures) = acceptance::bench::each_size(&sizes, |n| run(&cluster, n));
     println!(
         "{:>5} | {:>11} | {:>12} | {:>8} | {:>6}",
         "names", "GET secrets", "LIST secrets", "requests", "wall s (median of 5 plans)"
@@ -150,10 +143,5 @@ fn main() {
             m.names, m.gets, m.lists, m.requests, m.wall_s
         );
     }
-    for failure in &failures {
-        eprintln!("\n{failure}");
-    }
-    if !failures.is_empty() {
-        std::process::exit(1);
-    }
+    acceptance::bench::exit_on_failures(&failures);
 }
