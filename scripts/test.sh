@@ -48,13 +48,16 @@ for _, label, folder, exe in sorted(rows, key=lambda r: r[0]):
     print(f"{label}\t{folder}\t{exe}")
 PY
 
-# Runs binary number $1 into its own log; the exit code goes beside it.
+# Runs binary number $1 into its own log; the exit code goes beside it. Its wall and CPU time
+# (with every process it waited for: the engine, kubectl, in-process test servers) end the log,
+# so a run shows where the test time and the machine's CPU go.
 run_one() {
     local i="$1" label="$2" folder="$3" exe="$4" rc=0
+    local TIMEFORMAT="     Took %1R s, CPU %1U s user + %1S s system"
     {
         echo "     Running $label"
-        (cd "$folder" && "$exe") </dev/null 2>&1 || rc=$?
-    } >"$work/$i.log"
+        time { (cd "$folder" && "$exe") </dev/null 2>&1 || rc=$?; }
+    } >"$work/$i.log" 2>&1
     echo "$rc" >"$work/$i.rc"
 }
 
@@ -96,7 +99,7 @@ read -r passed failed ignored < <(
 skipped="$(grep -c '^SKIP: ' "$log" || true)"
 echo
 echo "================================================================"
-grep -E '^     Running |^   Doc-tests |^test result: ' "$log" | sed 's/^ *//' || true
+grep -E '^     Running |^     Took |^   Doc-tests |^test result: ' "$log" | sed 's/^ *//' || true
 grep -E '^SKIP: ' "$log" || true
 echo "----------------------------------------------------------------"
 if [[ "$status" -ne 0 && "$failed" -eq 0 ]]; then

@@ -367,33 +367,61 @@ pub fn key_of(object: &Value) -> String {
     }
 }
 
-/// Each object's identity (uid) and version (resourceVersion), by `key_of`.
-pub fn snapshot(objects: &[Value]) -> BTreeMap<String, (String, String)> {
+/// An object as a snapshot keeps it: its identity, and what a writer other than a controller
+/// reporting status could have changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectVersion {
+    pub uid: String,
+    /// For messages only: controllers move it too.
+    pub resource_version: String,
+    /// The object without `status`, `resourceVersion` and the status writers' `managedFields`
+    /// entries, as JSON text. A real cluster's controllers keep writing status (an HPA's
+    /// conditions a few seconds after it is created); any other change is somebody's write.
+    content: String,
+}
+
+/// Each object's [`ObjectVersion`], by `key_of`.
+pub fn snapshot(objects: &[Value]) -> BTreeMap<String, ObjectVersion> {
     objects
         .iter()
         .map(|o| {
             let meta = &o["metadata"];
             let field = |f: &str| meta[f].as_str().unwrap_or_default().to_string();
-            (key_of(o), (field("uid"), field("resourceVersion")))
+            let mut content = o.clone();
+            if let Some(object) = content.as_object_mut() {
+                object.remove("status");
+            }
+            if let Some(meta) = content["metadata"].as_object_mut() {
+                meta.remove("resourceVersion");
+                if let Some(Value::Array(entries)) = meta.get_mut("managedFields") {
+                    entries.retain(|e| e["subresource"] != "status");
+                }
+            }
+            let version = ObjectVersion {
+                uid: field("uid"),
+                resource_version: field("resourceVersion"),
+                content: content.to_string(),
+            };
+            (key_of(o), version)
         })
         .collect()
 }
 
 /// What changed between two snapshots, one line per object; empty when nothing did.
 pub fn snapshot_changes(
-    before: &BTreeMap<String, (String, String)>,
-    after: &BTreeMap<String, (String, String)>,
+    before: &BTreeMap<String, ObjectVersion>,
+    after: &BTreeMap<String, ObjectVersion>,
 ) -> Vec<String> {
     let mut changes = Vec::new();
     for (key, old) in before {
         match after.get(key) {
             None => changes.push(format!("{key}: gone")),
-            Some(new) if new.0 != old.0 => {
-                changes.push(format!("{key}: recreated (uid {} -> {})", old.0, new.0))
+            Some(new) if new.uid != old.uid => {
+                changes.push(format!("{key}: recreated (uid {} -> {})", old.uid, new.uid))
             }
-            Some(new) if new.1 != old.1 => changes.push(format!(
+            Some(new) if new.content != old.content => changes.push(format!(
                 "{key}: modified (resourceVersion {} -> {})",
-                old.1, new.1
+                old.resource_version, new.resource_version
             )),
             Some(_) => {}
         }

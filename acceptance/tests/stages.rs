@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use acceptance::ensure;
 use acceptance::scenario::{
-    Check, Estates, applied_counts, estate_of, kill_tree, known_differences, pending, read,
+    Check, Estates, ObjectVersion, applied_counts, estate_of, kill_tree, known_differences, pending, read,
     records_namespace, remove, remove_block, replace_all, resource_change, secret_values, snapshot,
     snapshot_changes, wait_until, write,
 };
@@ -494,9 +494,7 @@ subjects:
 }
 
 /// Names and resourceVersions of what network's records namespace holds (the grant aside).
-fn records_contents(
-    estates: &Estates,
-) -> Result<std::collections::BTreeMap<String, (String, String)>, String> {
+fn records_contents(estates: &Estates) -> Result<std::collections::BTreeMap<String, ObjectVersion>, String> {
     let namespace = records_namespace("network");
     let out = estates.kubectl(&[
         "get",
@@ -1009,7 +1007,7 @@ fn managed_count(engine: &Engine) -> Result<usize, String> {
 }
 
 /// Every object app owns, its records included, by identity.
-fn app_objects(estates: &Estates) -> Result<std::collections::BTreeMap<String, (String, String)>, String> {
+fn app_objects(estates: &Estates) -> Result<std::collections::BTreeMap<String, ObjectVersion>, String> {
     let mut objects = estates.labelled(Some("app"))?;
     objects.extend(estates.records("app")?);
     Ok(snapshot(&objects))

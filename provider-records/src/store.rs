@@ -10,7 +10,7 @@ use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, PostParams};
 use kube_estate::{ApiError, ESTATE_LABEL, Estate, ObjectRef, with_retry};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -250,16 +250,22 @@ impl Store {
         };
         let ours =
             ns.metadata.labels.as_ref().and_then(|l| l.get(ESTATE_LABEL)) == Some(&self.estate.to_string());
-        if !ours
-            || self.holds_any::<Secret>().await?
-            || self.holds_any::<ConfigMap>().await?
-            || self.holds_any::<ServiceAccount>().await?
-            || self.holds_any::<Role>().await?
-            || self.holds_any::<RoleBinding>().await?
-            || self.holds_any::<Service>().await?
-            || self.holds_any::<Pod>().await?
-        {
+        if !ours {
             return Ok(());
+        }
+        let kinds = [
+            ApiResource::erase::<Secret>(&()),
+            ApiResource::erase::<ConfigMap>(&()),
+            ApiResource::erase::<ServiceAccount>(&()),
+            ApiResource::erase::<Role>(&()),
+            ApiResource::erase::<RoleBinding>(&()),
+            ApiResource::erase::<Service>(&()),
+            ApiResource::erase::<Pod>(&()),
+        ];
+        for kind in &kinds {
+            if self.holds_any(kind).await? {
+                return Ok(());
+            }
         }
         let api: Api<Namespace> = Api::all(self.client.clone());
         let params = DeleteParams::default();
@@ -272,24 +278,26 @@ impl Store {
         }
     }
 
-    /// True when the namespace holds an object of kind `K` that Kubernetes did not put
-    /// there itself. A kind the server does not serve holds nothing.
-    async fn holds_any<K: Kind + Clone + DeserializeOwned + Debug>(&self) -> Result<bool, ApiError> {
-        let api = self.api::<K>();
-        let kind = K::kind(&());
-        let params = ListParams::default();
+    /// True when the namespace holds an object of this kind that Kubernetes did not put
+    /// there itself. A kind the server does not serve holds nothing. The objects are read
+    /// untyped (one list code path for every kind, rather than a Pod's full decoder for a
+    /// yes/no answer), and two of them are enough: Kubernetes puts at most one of a kind.
+    async fn holds_any(&self, resource: &ApiResource) -> Result<bool, ApiError> {
+        let api: Api<DynamicObject> = Api::namespaced_with(self.client.clone(), &self.namespace, resource);
+        let params = ListParams::default().limit(2);
         let list = match with_retry(|| api.list(&params)).await {
             Ok(list) => list,
             Err(e) => {
-                return match ApiError::from_kube(e, &self.object_ref::<K>(""), "list") {
+                let object = ObjectRef::namespaced(&resource.kind, &self.namespace, "");
+                return match ApiError::from_kube(e, &object, "list") {
                     ApiError::NotFound { .. } => Ok(false),
                     other => Err(other),
                 };
             }
         };
         Ok(list.items.iter().any(|o| {
-            let name = o.meta().name.as_deref().unwrap_or_default();
-            !AUTOMATIC.contains(&(kind.as_ref(), name))
+            let name = o.metadata.name.as_deref().unwrap_or_default();
+            !AUTOMATIC.contains(&(resource.kind.as_str(), name))
         }))
     }
 }

@@ -55,7 +55,8 @@ fn config(kubeconfig: &Path, slow: bool) -> String {
 resource "terraform_data" "slow" {
   input = "slow"
   provisioner "local-exec" {
-    command = "sleep 10"
+    # Holds the lock until the test has seen a concurrent apply refused (at most 60 s).
+    command = "for i in $(seq 600); do [ -e release ] && exit 0; sleep 0.1; done; exit 1"
   }
 }
 "#
@@ -151,7 +152,8 @@ fn kubernetes_state_backend_works_against_the_test_server() {
         String::from_utf8_lossy(&second.stdout)
     );
 
-    // A run stuck in a provisioner holds the lock; a concurrent apply gives up after 1 s.
+    // A run stuck in a provisioner holds the lock; a concurrent apply gives up after 1 s, then
+    // the stuck one is let go.
     std::fs::write(work.join("main.tf"), config(&kubeconfig, true)).expect("config written");
     let mut stuck: Child = command(&work, &["apply", "-auto-approve", "-input=false", "-no-color"])
         .spawn()
@@ -167,6 +169,7 @@ fn kubernetes_state_backend_works_against_the_test_server() {
             "-lock-timeout=1s",
         ],
     );
+    std::fs::write(work.join("release"), "").expect("the lock holder released");
     let stuck_done = stuck.wait().expect("the stuck apply finishes");
     assert!(
         !refused.status.success(),
