@@ -504,3 +504,57 @@ pub fn kill_tree(root: u32) -> Check {
     // Its exit status is not an error: part of the tree may have exited between scan and kill.
     kill.status().map(drop).map_err(|e| format!("kill: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{snapshot, snapshot_changes};
+
+    fn hpa(resource_version: &str, labels: serde_json::Value, status_managers: &[&str]) -> serde_json::Value {
+        let mut managed = vec![json!({"manager": "tofu-live-app-hpa", "operation": "Apply", "time": "t1"})];
+        managed.extend(
+            status_managers
+                .iter()
+                .map(|m| json!({"manager": m, "operation": "Update", "subresource": "status", "time": "t2"})),
+        );
+        json!({
+            "kind": "HorizontalPodAutoscaler",
+            "metadata": {
+                "name": "web", "namespace": "shop", "uid": "u1",
+                "resourceVersion": resource_version, "labels": labels, "managedFields": managed,
+            },
+            "spec": {"maxReplicas": 3},
+        })
+    }
+
+    #[test]
+    fn a_controllers_status_write_is_no_change_and_any_other_write_is() {
+        let labels = json!({"tofu-estate": "app"});
+        let before = snapshot(&[hpa("687", labels.clone(), &[])]);
+
+        let mut status_written = hpa("691", labels.clone(), &["horizontal-pod-autoscaler"]);
+        status_written["status"] = json!({"conditions": [{"type": "AbleToScale"}]});
+        assert_eq!(
+            snapshot_changes(&before, &snapshot(&[status_written])),
+            Vec::<String>::new()
+        );
+
+        let relabelled = hpa("692", json!({"tofu-estate": "app", "x": "y"}), &[]);
+        assert_eq!(
+            snapshot_changes(&before, &snapshot(&[relabelled])),
+            ["HorizontalPodAutoscaler shop/web: modified (resourceVersion 687 -> 692)"]
+        );
+
+        let mut reapplied = hpa("693", labels.clone(), &[]);
+        reapplied["metadata"]["managedFields"][0]["time"] = json!("t3");
+        assert_eq!(snapshot_changes(&before, &snapshot(&[reapplied])).len(), 1);
+
+        let mut recreated = hpa("694", labels, &[]);
+        recreated["metadata"]["uid"] = json!("u2");
+        assert_eq!(
+            snapshot_changes(&before, &snapshot(&[recreated])),
+            ["HorizontalPodAutoscaler shop/web: recreated (uid u1 -> u2)"]
+        );
+    }
+}

@@ -493,7 +493,7 @@ subjects:
     )
 }
 
-/// Names and resourceVersions of what network's records namespace holds (the grant aside).
+/// A snapshot of what network's records namespace holds (the grant aside).
 fn records_contents(estates: &Estates) -> Result<std::collections::BTreeMap<String, ObjectVersion>, String> {
     let namespace = records_namespace("network");
     let out = estates.kubectl(&[

@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube_estate::{Configured, connect};
 use kube_test_server::{Options, TestServer};
@@ -610,4 +611,54 @@ async fn a_grant_of_some_outputs_reads_those_refuses_the_rest_by_name_and_is_rep
     apply(&resource, &drifted, config).await;
     assert!(roles.get_opt(&role_name).await.unwrap().is_some());
     assert!(read_outputs(&data, Some(&["a"])).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_destroy_keeps_a_namespace_holding_a_foreign_object_beside_the_automatic_ones() {
+    let server = TestServer::start(Options::default());
+    let network = configured(&server, "network", server.admin_token()).await;
+    let admin = network.get().unwrap().client.clone();
+    let resource = OutputsResource::new(network);
+    let values = Value::object([("a", Value::string("x"))]);
+    let state = apply(
+        &resource,
+        &Value::Null,
+        resource_config(values, Value::Null, Value::Null),
+    )
+    .await;
+
+    // Named after `kube-root-ca.crt`, so a listing that stopped at the automatic one would
+    // miss it.
+    let config_maps: Api<ConfigMap> = Api::namespaced(admin.clone(), NS);
+    let automatic = config_maps.get_opt("kube-root-ca.crt").await.unwrap();
+    assert!(automatic.is_some(), "the namespace holds kube-root-ca.crt");
+    let foreign = ConfigMap {
+        metadata: ObjectMeta {
+            name: Some("zz-foreign".into()),
+            ..ObjectMeta::default()
+        },
+        ..ConfigMap::default()
+    };
+    config_maps
+        .create(&PostParams::default(), &foreign)
+        .await
+        .unwrap();
+
+    let destroyed = resource
+        .apply(ApplyRequest {
+            type_name: "records_outputs".into(),
+            prior_state: state,
+            planned_state: Value::Null,
+            config: Value::Null,
+            planned_private: vec![],
+        })
+        .await;
+    assert!(destroyed.diagnostics.is_empty(), "{:?}", destroyed.diagnostics);
+    let namespaces: Api<Namespace> = Api::all(admin);
+    let kept = namespaces.get(NS).await.unwrap();
+    assert!(
+        kept.metadata.deletion_timestamp.is_none(),
+        "the namespace was deleted"
+    );
+    assert!(config_maps.get_opt("zz-foreign").await.unwrap().is_some());
 }
