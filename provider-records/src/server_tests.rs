@@ -79,6 +79,20 @@ async fn apply(r: &OutputsResource, prior: &Value, config: Value) -> Value {
     applied.new_state
 }
 
+/// Destroys the outputs of `prior` as the engine would: an apply to a null planned state.
+async fn destroy(r: &OutputsResource, prior: Value) {
+    let destroyed = r
+        .apply(ApplyRequest {
+            type_name: "records_outputs".into(),
+            prior_state: prior,
+            planned_state: Value::Null,
+            config: Value::Null,
+            planned_private: vec![],
+        })
+        .await;
+    assert!(destroyed.diagnostics.is_empty(), "{:?}", destroyed.diagnostics);
+}
+
 async fn refresh(r: &OutputsResource, state: &Value) -> Value {
     r.read(ReadRequest {
         type_name: "records_outputs".into(),
@@ -333,22 +347,7 @@ async fn record_refuse_grant_read_drift_and_destroy() {
 
     // Destroy removes the Secrets; the readers' grant stays, and so the namespace, so a
     // granted reader's gets find nothing (404) and it is told "not recorded".
-    let destroy = |prior: Value| {
-        let resource = &resource;
-        async move {
-            let destroyed = resource
-                .apply(ApplyRequest {
-                    type_name: "records_outputs".into(),
-                    prior_state: prior,
-                    planned_state: Value::Null,
-                    config: Value::Null,
-                    planned_private: vec![],
-                })
-                .await;
-            assert!(destroyed.diagnostics.is_empty(), "{:?}", destroyed.diagnostics);
-        }
-    };
-    destroy(state.clone()).await;
+    destroy(&resource, state.clone()).await;
     assert!(secrets.list(&Default::default()).await.unwrap().items.is_empty());
     assert!(roles.get_opt("tofu-records-readers").await.unwrap().is_some());
     let kept = ns.get(NS).await.unwrap();
@@ -400,7 +399,7 @@ async fn record_refuse_grant_read_drift_and_destroy() {
     .await;
     assert_eq!(state.get("serial"), &Value::int(1));
     assert!(roles.get_opt("tofu-records-readers").await.unwrap().is_none());
-    destroy(state).await;
+    destroy(&resource, state).await;
     // Like a real cluster, the namespace goes through Terminating before it is gone.
     let left = ns.get_opt(NS).await.unwrap();
     assert!(left.is_none_or(|n| n.metadata.deletion_timestamp.is_some()));
@@ -644,16 +643,7 @@ async fn a_destroy_keeps_a_namespace_holding_a_foreign_object_beside_the_automat
         .await
         .unwrap();
 
-    let destroyed = resource
-        .apply(ApplyRequest {
-            type_name: "records_outputs".into(),
-            prior_state: state,
-            planned_state: Value::Null,
-            config: Value::Null,
-            planned_private: vec![],
-        })
-        .await;
-    assert!(destroyed.diagnostics.is_empty(), "{:?}", destroyed.diagnostics);
+    destroy(&resource, state).await;
     let namespaces: Api<Namespace> = Api::all(admin);
     let kept = namespaces.get(NS).await.unwrap();
     assert!(
