@@ -533,7 +533,7 @@ mod tests {
         let labels = json!({"tofu-estate": "app"});
         let before = snapshot(&[hpa("687", labels.clone(), &[])]);
 
-        let mut status_written = hpa("691", labels.clone(), &["horizontal-pod-autoscaler"]);
+        let mut status_written = hpa("691", labels.clone(), &["kube-controller-manager"]);
         status_written["status"] = json!({"conditions": [{"type": "AbleToScale"}]});
         assert_eq!(
             snapshot_changes(&before, &snapshot(&[status_written])),
