@@ -8,7 +8,7 @@
 //! a value: configurations and states carry secrets.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tonic::{Request, Response, Status};
 
@@ -93,12 +93,51 @@ impl From<ServerError> for Diagnostics {
     }
 }
 
-/// A resource type with its schema, computed once.
+/// A type's schema and the value type its messages decode to, built when the type is first
+/// used. The engine starts a plugin process for each phase of a command, and most of them
+/// serve one or two types: building all of provider-live's schemas before the handshake took
+/// 16 ms of every start, and only the process that answers GetProviderSchema needs them all.
+#[derive(Default)]
+struct Described(OnceLock<(Schema, Type)>);
+
+/// An entry of one of the service's type tables: how to build its schema, and the cell that
+/// keeps it.
+trait Typed {
+    fn described(&self) -> &Described;
+    fn build_schema(&self) -> Schema;
+
+    fn schema(&self) -> &Schema {
+        &self.built().0
+    }
+
+    fn value_type(&self) -> &Type {
+        &self.built().1
+    }
+
+    fn built(&self) -> &(Schema, Type) {
+        self.described().0.get_or_init(|| {
+            let schema = self.build_schema();
+            let value_type = schema.value_type();
+            (schema, value_type)
+        })
+    }
+}
+
+/// A resource type; its identity schema (small) is computed at once.
 struct ResourceEntry {
     resource: Arc<dyn Resource>,
-    schema: Schema,
-    value_type: Type,
+    described: Described,
     identity: Option<(IdentitySchema, Type)>,
+}
+
+impl Typed for ResourceEntry {
+    fn described(&self) -> &Described {
+        &self.described
+    }
+
+    fn build_schema(&self) -> Schema {
+        self.resource.schema()
+    }
 }
 
 impl ResourceEntry {
@@ -126,20 +165,47 @@ impl ResourceEntry {
 
 struct DataSourceEntry {
     data_source: Arc<dyn DataSource>,
-    schema: Schema,
-    value_type: Type,
+    described: Described,
+}
+
+impl Typed for DataSourceEntry {
+    fn described(&self) -> &Described {
+        &self.described
+    }
+
+    fn build_schema(&self) -> Schema {
+        self.data_source.schema()
+    }
 }
 
 struct EphemeralEntry {
     ephemeral: Arc<dyn EphemeralResource>,
-    schema: Schema,
-    value_type: Type,
+    described: Described,
+}
+
+impl Typed for EphemeralEntry {
+    fn described(&self) -> &Described {
+        &self.described
+    }
+
+    fn build_schema(&self) -> Schema {
+        self.ephemeral.schema()
+    }
 }
 
 struct ListEntry {
     list: Arc<dyn ListResource>,
-    schema: Schema,
-    value_type: Type,
+    described: Described,
+}
+
+impl Typed for ListEntry {
+    fn described(&self) -> &Described {
+        &self.described
+    }
+
+    fn build_schema(&self) -> Schema {
+        self.list.schema()
+    }
 }
 
 /// A function with its signature, computed once.
@@ -170,10 +236,8 @@ impl ProviderService {
         let provider_schema = provider.schema();
         let mut resources = BTreeMap::new();
         for resource in provider.resources() {
-            let schema = resource.schema();
             let entry = Arc::new(ResourceEntry {
-                value_type: schema.value_type(),
-                schema,
+                described: Described::default(),
                 identity: resource.identity_schema().map(|identity| {
                     let ty = identity.value_type();
                     (identity, ty)
@@ -188,10 +252,8 @@ impl ProviderService {
             .data_sources()
             .into_iter()
             .map(|data_source| {
-                let schema = data_source.schema();
                 let entry = DataSourceEntry {
-                    value_type: schema.value_type(),
-                    schema,
+                    described: Described::default(),
                     data_source: data_source.clone(),
                 };
                 (data_source.type_name().to_string(), Arc::new(entry))
@@ -201,10 +263,8 @@ impl ProviderService {
             .ephemeral_resources()
             .into_iter()
             .map(|ephemeral| {
-                let schema = ephemeral.schema();
                 let entry = EphemeralEntry {
-                    value_type: schema.value_type(),
-                    schema,
+                    described: Described::default(),
                     ephemeral: ephemeral.clone(),
                 };
                 (ephemeral.type_name().to_string(), Arc::new(entry))
@@ -212,10 +272,8 @@ impl ProviderService {
             .collect();
         let mut list_resources = BTreeMap::new();
         for list in provider.list_resources() {
-            let schema = list.schema();
             let entry = Arc::new(ListEntry {
-                value_type: schema.value_type(),
-                schema,
+                described: Described::default(),
                 list: list.clone(),
             });
             for name in std::iter::once(list.type_name()).chain(list.aliases().iter().copied()) {
@@ -283,7 +341,7 @@ impl ProviderService {
         let entry = self.list_entry(&request.type_name)?;
         let target = self.resource(&request.type_name)?;
         target.identity_type(&request.type_name)?;
-        let config = decode(request.config.as_ref(), &entry.value_type, "list configuration")?;
+        let config = decode(request.config.as_ref(), entry.value_type(), "list configuration")?;
         let include = request.include_resource_object;
         let limit = usize::try_from(request.limit).ok().filter(|l| *l > 0);
         let events = entry.list.list(ListRequest {
@@ -379,7 +437,7 @@ fn listed_event(
     let identity_type = target.identity_type(target.resource.type_name())?;
     let resource_object = match object.resource_object {
         Some(value) if include_resource_object => {
-            Some(encode(&value, &target.value_type, "listed resource object")?)
+            Some(encode(&value, target.value_type(), "listed resource object")?)
         }
         _ => None,
     };
@@ -711,23 +769,23 @@ impl pb::provider_server::Provider for ProviderService {
             resource_schemas: self
                 .resources
                 .iter()
-                .map(|(name, entry)| (name.clone(), to_proto_schema(&entry.schema)))
+                .map(|(name, entry)| (name.clone(), to_proto_schema(entry.schema())))
                 .collect::<HashMap<_, _>>(),
             data_source_schemas: self
                 .data_sources
                 .iter()
-                .map(|(name, entry)| (name.clone(), to_proto_schema(&entry.schema)))
+                .map(|(name, entry)| (name.clone(), to_proto_schema(entry.schema())))
                 .collect::<HashMap<_, _>>(),
             ephemeral_resource_schemas: self
                 .ephemeral_resources
                 .iter()
-                .map(|(name, entry)| (name.clone(), to_proto_schema(&entry.schema)))
+                .map(|(name, entry)| (name.clone(), to_proto_schema(entry.schema())))
                 .collect::<HashMap<_, _>>(),
             functions: self.function_definitions(),
             list_resource_schemas: self
                 .list_resources
                 .iter()
-                .map(|(name, entry)| (name.clone(), to_proto_schema(&entry.schema)))
+                .map(|(name, entry)| (name.clone(), to_proto_schema(entry.schema())))
                 .collect::<HashMap<_, _>>(),
             server_capabilities: Some(Self::capabilities()),
             ..Default::default()
@@ -758,7 +816,7 @@ impl pb::provider_server::Provider for ProviderService {
         let result = self.resource(&request.type_name).and_then(|entry| {
             let config = decode(
                 request.config.as_ref(),
-                &entry.value_type,
+                entry.value_type(),
                 "resource configuration",
             )?;
             let allowed = request
@@ -768,7 +826,7 @@ impl pb::provider_server::Provider for ProviderService {
             let mut diagnostics = if allowed {
                 Diagnostics::new()
             } else {
-                write_only_refused(&entry.schema.block, &config)
+                write_only_refused(&entry.schema().block, &config)
             };
             diagnostics.extend(entry.resource.validate(&config));
             Ok(diagnostics)
@@ -786,7 +844,7 @@ impl pb::provider_server::Provider for ProviderService {
         let result = self.data_source(&request.type_name).and_then(|entry| {
             let config = decode(
                 request.config.as_ref(),
-                &entry.value_type,
+                entry.value_type(),
                 "data source configuration",
             )?;
             Ok(entry.data_source.validate(&config))
@@ -808,12 +866,12 @@ impl pb::provider_server::Provider for ProviderService {
                 return Err(ServerError::FlatmapState.into());
             }
             let state =
-                codec::decode_json(&raw.json, &entry.value_type).map_err(|source| ServerError::Decode {
+                codec::decode_json(&raw.json, entry.value_type()).map_err(|source| ServerError::Decode {
                     what: "stored state",
                     source,
                 })?;
             let upgraded = entry.resource.upgrade_state(request.version, state)?;
-            Ok(encode(&upgraded, &entry.value_type, "upgraded state")?)
+            Ok(encode(&upgraded, entry.value_type(), "upgraded state")?)
         })();
         let (upgraded_state, diagnostics) = match outcome {
             Ok(state) => (Some(state), Vec::new()),
@@ -896,7 +954,11 @@ impl pb::provider_server::Provider for ProviderService {
         let request = request.into_inner();
         let outcome: Result<pb::read_resource::Response, Diagnostics> = async {
             let entry = self.resource(&request.type_name)?;
-            let current_state = decode(request.current_state.as_ref(), &entry.value_type, "current state")?;
+            let current_state = decode(
+                request.current_state.as_ref(),
+                entry.value_type(),
+                "current state",
+            )?;
             let response = entry
                 .resource
                 .read(ReadRequest {
@@ -906,7 +968,11 @@ impl pb::provider_server::Provider for ProviderService {
                 })
                 .await?;
             Ok(pb::read_resource::Response {
-                new_state: Some(encode(&response.new_state, &entry.value_type, "refreshed state")?),
+                new_state: Some(encode(
+                    &response.new_state,
+                    entry.value_type(),
+                    "refreshed state",
+                )?),
                 new_identity: entry.identity_of(&response.new_state)?,
                 private: response.private,
                 diagnostics: to_proto_diagnostics(response.diagnostics),
@@ -932,7 +998,7 @@ impl pb::provider_server::Provider for ProviderService {
         let request = request.into_inner();
         let outcome: Result<pb::plan_resource_change::Response, Diagnostics> = async {
             let entry = self.resource(&request.type_name)?;
-            let ty = &entry.value_type;
+            let ty = entry.value_type();
             let proposed_new_state = decode(request.proposed_new_state.as_ref(), ty, "proposed new state")?;
             if proposed_new_state.is_null() {
                 // A destroy: nothing to plan, and resources never see it.
@@ -977,7 +1043,7 @@ impl pb::provider_server::Provider for ProviderService {
         let request = request.into_inner();
         let outcome: Result<pb::apply_resource_change::Response, Diagnostics> = async {
             let entry = self.resource(&request.type_name)?;
-            let ty = &entry.value_type;
+            let ty = entry.value_type();
             let response = entry
                 .resource
                 .apply(ApplyRequest {
@@ -1046,7 +1112,7 @@ impl pb::provider_server::Provider for ProviderService {
                 .map(|imported| {
                     let target = self.resource(&imported.type_name)?;
                     Ok(pb::import_resource_state::ImportedResource {
-                        state: Some(encode(&imported.state, &target.value_type, "imported state")?),
+                        state: Some(encode(&imported.state, target.value_type(), "imported state")?),
                         identity: target.identity_of(&imported.state)?,
                         type_name: imported.type_name,
                         private: imported.private,
@@ -1075,7 +1141,7 @@ impl pb::provider_server::Provider for ProviderService {
         let request = request.into_inner();
         let outcome: Result<pb::read_data_source::Response, Diagnostics> = async {
             let entry = self.data_source(&request.type_name)?;
-            let config = decode(request.config.as_ref(), &entry.value_type, "configuration")?;
+            let config = decode(request.config.as_ref(), entry.value_type(), "configuration")?;
             let response = entry
                 .data_source
                 .read(ReadDataRequest {
@@ -1084,7 +1150,7 @@ impl pb::provider_server::Provider for ProviderService {
                 })
                 .await?;
             Ok(pb::read_data_source::Response {
-                state: Some(encode(&response.state, &entry.value_type, "data source state")?),
+                state: Some(encode(&response.state, entry.value_type(), "data source state")?),
                 diagnostics: to_proto_diagnostics(response.diagnostics),
                 deferred: None,
             })
@@ -1134,7 +1200,7 @@ impl pb::provider_server::Provider for ProviderService {
         let result = self.ephemeral_resource(&request.type_name).and_then(|entry| {
             let config = decode(
                 request.config.as_ref(),
-                &entry.value_type,
+                entry.value_type(),
                 "ephemeral resource configuration",
             )?;
             Ok(entry.ephemeral.validate(&config))
@@ -1151,7 +1217,7 @@ impl pb::provider_server::Provider for ProviderService {
         let request = request.into_inner();
         let outcome: Result<pb::open_ephemeral_resource::Response, Diagnostics> = async {
             let entry = self.ephemeral_resource(&request.type_name)?;
-            let ty = &entry.value_type;
+            let ty = entry.value_type();
             let config = decode(request.config.as_ref(), ty, "ephemeral resource configuration")?;
             let response = entry
                 .ephemeral
@@ -1245,7 +1311,7 @@ impl pb::provider_server::Provider for ProviderService {
     ) -> RpcResult<pb::validate_list_resource_config::Response> {
         let request = request.into_inner();
         let result = self.list_entry(&request.type_name).and_then(|entry| {
-            let config = decode(request.config.as_ref(), &entry.value_type, "list configuration")?;
+            let config = decode(request.config.as_ref(), entry.value_type(), "list configuration")?;
             Ok(entry.list.validate(&config))
         });
         Ok(Response::new(pb::validate_list_resource_config::Response {
@@ -1382,6 +1448,88 @@ mod tests {
 
     fn service() -> ProviderService {
         ProviderService::new(Arc::new(TestProvider))
+    }
+
+    /// [`Widget`], counting how often its schema is built.
+    struct CountedWidget(Arc<std::sync::atomic::AtomicUsize>);
+
+    #[async_trait]
+    impl Resource for CountedWidget {
+        fn type_name(&self) -> &'static str {
+            Widget.type_name()
+        }
+
+        fn aliases(&self) -> &'static [&'static str] {
+            Widget.aliases()
+        }
+
+        fn schema(&self) -> Schema {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Widget.schema()
+        }
+
+        async fn plan(&self, request: PlanRequest) -> Result<PlanResponse, Diagnostics> {
+            Widget.plan(request).await
+        }
+
+        async fn apply(&self, request: ApplyRequest) -> ApplyResponse {
+            Widget.apply(request).await
+        }
+
+        async fn read(&self, request: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+            Widget.read(request).await
+        }
+
+        async fn import(&self, request: ImportRequest) -> Result<ImportResponse, Diagnostics> {
+            Widget.import(request).await
+        }
+    }
+
+    struct CountedProvider(Arc<std::sync::atomic::AtomicUsize>);
+
+    #[async_trait]
+    impl Provider for CountedProvider {
+        fn schema(&self) -> Schema {
+            TestProvider.schema()
+        }
+
+        async fn configure(&self, _: &Value) -> Diagnostics {
+            Diagnostics::new()
+        }
+
+        fn resources(&self) -> Vec<Arc<dyn Resource>> {
+            vec![Arc::new(CountedWidget(self.0.clone()))]
+        }
+    }
+
+    #[tokio::test]
+    async fn a_schema_is_built_on_first_use_and_once() {
+        let built = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = || built.load(std::sync::atomic::Ordering::SeqCst);
+        let service = ProviderService::new(Arc::new(CountedProvider(built.clone())));
+        assert_eq!(count(), 0, "a schema was built before any call needed it");
+
+        // Through the alias: the entry the type name shares.
+        service
+            .validate_resource_config(Request::new(pb::validate_resource_config::Request {
+                type_name: "test_widget_v1".into(),
+                config: None,
+                client_capabilities: None,
+            }))
+            .await
+            .expect("rpc");
+        assert_eq!(count(), 1);
+        let schemas = service
+            .get_provider_schema(Request::new(pb::get_provider_schema::Request {}))
+            .await
+            .expect("rpc")
+            .into_inner();
+        assert_eq!(count(), 1, "the schema was built again");
+        assert_eq!(
+            schemas.resource_schemas["test_widget"],
+            schemas.resource_schemas["test_widget_v1"]
+        );
+        assert_eq!(schemas.resource_schemas["test_widget"].version, 2);
     }
 
     fn widget_type() -> Type {
