@@ -5,8 +5,11 @@
 #
 # Cargo runs test binaries one after the other; most of ours wait on the engine and an API
 # server, so this script builds them with cargo, then runs TEST_JOBS of them at a time (default
-# 2; `scripts/test-real.sh` uses 1, as tests sharing one real cluster count its requests), each
-# in its package's folder as cargo would, and prints each one's output whole when it ends.
+# 2), each in its package's folder as cargo would, and prints each one's output whole when it
+# ends.
+# Integration tests named in TEST_ALONE (e.g. `TEST_ALONE="corpus"`) run first, each with no
+# other binary beside it: `scripts/test-real.sh` runs suites side by side on one cluster, and
+# some change that cluster for everyone while they run.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,7 +34,9 @@ fi
 python3 - "$work/build.json" >"$work/binaries" <<'PY'
 import json, os, sys
 
-# label, package folder, executable: acceptance tests first, as they take longest.
+# label, package folder, executable, alone: the binaries to run alone first, then the other
+# acceptance tests, as they take longest.
+alone = set(os.environ.get("TEST_ALONE", "").split())
 rows = []
 for line in open(sys.argv[1]):
     msg = json.loads(line)
@@ -43,9 +48,10 @@ for line in open(sys.argv[1]):
     src = os.path.relpath(target["src_path"], os.path.dirname(msg["manifest_path"]))
     kind = "unittests " if target["kind"] != ["test"] else ""
     label = f"{kind}{src} ({os.path.basename(msg['executable'])})"
-    rows.append((target["kind"] != ["test"], label, os.path.dirname(msg["manifest_path"]), msg["executable"]))
-for _, label, folder, exe in sorted(rows, key=lambda r: r[0]):
-    print(f"{label}\t{folder}\t{exe}")
+    solo = target["kind"] == ["test"] and target["name"] in alone
+    rows.append(((not solo, target["kind"] != ["test"]), label, os.path.dirname(msg["manifest_path"]), msg["executable"], solo))
+for _, label, folder, exe, solo in sorted(rows, key=lambda r: r[0]):
+    print(f"{label}\t{folder}\t{exe}\t{'alone' if solo else ''}")
 PY
 
 # Runs binary number $1 into its own log; the exit code goes beside it. Its wall and CPU time
@@ -63,14 +69,20 @@ run_one() {
 
 i=0
 running=0
-while IFS=$'\t' read -r label folder exe; do
-    if [[ "$running" -ge "$jobs" ]]; then
+while IFS=$'\t' read -r label folder exe alone; do
+    limit="$jobs"
+    [[ -z "$alone" ]] || limit=1
+    while [[ "$running" -ge "$limit" ]]; do
         wait -n || true
         running=$((running - 1))
-    fi
+    done
     run_one "$i" "$label" "$folder" "$exe" &
     running=$((running + 1))
     i=$((i + 1))
+    if [[ -n "$alone" ]]; then
+        wait -n || true
+        running=0
+    fi
 done <"$work/binaries"
 count=$i
 

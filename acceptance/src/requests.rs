@@ -2,13 +2,20 @@
 //! real cluster: from the API server's `/metrics` (`apiserver_request_total`, which both
 //! serve), before and after the work.
 //!
-//! A real cluster is shared by every test of the process and by its own control plane, so a
-//! measurement keeps both out: series of control-plane clients (`system_client` set) are left
-//! out, and while one test measures, no other test of this process runs kubectl or the engine
-//! (every command takes [`shared`]; a measurement takes the lock exclusively).
+//! A real cluster is shared by every test of the process, by the other test processes on it
+//! (`make test-real` runs two suites at a time) and by its own control plane, so a measurement
+//! keeps all of them out: series of control-plane clients (`system_client` set) are left out,
+//! and while one test measures, no other test runs kubectl or the engine against that cluster.
+//! Every command takes [`shared`], a measurement [`exclusive`]: within the process through a
+//! lock, across processes through lock files named after `KUBECONFIG` (no `KUBECONFIG`: each
+//! test has a test server of its own, and the process lock is enough).
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::PathBuf;
 use std::sync::{RwLock, RwLockReadGuard};
 
 /// Held shared by every command a test runs, exclusively by a measurement.
@@ -19,18 +26,32 @@ thread_local! {
     static MEASURING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// What a command holds while it runs: the process's lock, and the cluster's lock file.
+pub(crate) struct Shared {
+    _process: RwLockReadGuard<'static, ()>,
+    /// Closing the file releases its lock.
+    _cluster: Option<File>,
+}
+
 /// The shared hold a command keeps while it runs; None on the measuring thread itself.
-pub(crate) fn shared() -> Option<RwLockReadGuard<'static, ()>> {
+pub(crate) fn shared() -> Option<Shared> {
     if MEASURING.with(Cell::get) {
         return None;
     }
     // A test that panicked while holding it leaves nothing inconsistent behind.
-    Some(TRAFFIC.read().unwrap_or_else(|e| e.into_inner()))
+    let process = TRAFFIC.read().unwrap_or_else(|e| e.into_inner());
+    let cluster = ClusterLock::named().map(|lock| lock.shared());
+    Some(Shared {
+        _process: process,
+        _cluster: cluster,
+    })
 }
 
-/// Runs `work` while no other thread of this process runs a command.
+/// Runs `work` while no other thread of this process, and no other test process on the same
+/// cluster, runs a command.
 pub(crate) fn exclusive<T>(work: impl FnOnce() -> T) -> T {
-    let _hold = TRAFFIC.write().unwrap_or_else(|e| e.into_inner());
+    let _process = TRAFFIC.write().unwrap_or_else(|e| e.into_inner());
+    let _cluster = ClusterLock::named().map(|lock| lock.exclusive());
     MEASURING.with(|m| m.set(true));
     // Reset even when `work` panics, so the thread's later commands take the lock again.
     struct Reset;
@@ -41,6 +62,66 @@ pub(crate) fn exclusive<T>(work: impl FnOnce() -> T) -> T {
     }
     let _reset = Reset;
     work()
+}
+
+/// Two lock files in the temporary folder for the cluster `KUBECONFIG` names. Commands hold
+/// `traffic` shared; a measurement holds it exclusively. `flock` grants new shared holds while
+/// an exclusive one waits, so a measurement would wait as long as two busy suites overlap
+/// their commands: it first takes `gate` exclusively, which every command passes through
+/// (shared, released at once) before it takes `traffic`.
+struct ClusterLock {
+    gate: PathBuf,
+    traffic: PathBuf,
+}
+
+impl ClusterLock {
+    fn named() -> Option<ClusterLock> {
+        let kubeconfig = std::env::var_os("KUBECONFIG").filter(|k| !k.is_empty())?;
+        Some(ClusterLock::of(&kubeconfig))
+    }
+
+    fn of(kubeconfig: &OsStr) -> ClusterLock {
+        // DefaultHasher::new has fixed keys: every test process finds the same files.
+        let mut hasher = DefaultHasher::new();
+        kubeconfig.hash(&mut hasher);
+        let stem = std::env::temp_dir().join(format!("acceptance-requests-{:016x}", hasher.finish()));
+        ClusterLock {
+            gate: stem.with_extension("gate"),
+            traffic: stem.with_extension("traffic"),
+        }
+    }
+
+    fn shared(&self) -> File {
+        let gate = open(&self.gate);
+        gate.lock_shared()
+            .unwrap_or_else(|e| panic!("locking {}: {e}", self.gate.display()));
+        let traffic = open(&self.traffic);
+        traffic
+            .lock_shared()
+            .unwrap_or_else(|e| panic!("locking {}: {e}", self.traffic.display()));
+        traffic
+    }
+
+    /// Both files, held until dropped.
+    fn exclusive(&self) -> (File, File) {
+        let gate = open(&self.gate);
+        gate.lock()
+            .unwrap_or_else(|e| panic!("locking {}: {e}", self.gate.display()));
+        let traffic = open(&self.traffic);
+        traffic
+            .lock()
+            .unwrap_or_else(|e| panic!("locking {}: {e}", self.traffic.display()));
+        (gate, traffic)
+    }
+}
+
+fn open(path: &std::path::Path) -> File {
+    File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("opening the lock file {}: {e}", path.display()))
 }
 
 /// Answered requests by `(verb, resource)`, verbs as the apiserver counts them (`GET`, `LIST`,
@@ -111,6 +192,41 @@ impl RequestCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// flock conflicts between two opens of a file even within one process, so one process
+    /// shows what two test processes see.
+    #[test]
+    fn a_measurement_and_the_commands_of_other_processes_exclude_each_other() {
+        let lock = ClusterLock::of(OsStr::new(&format!(
+            "/nowhere/{}-{:?}.kubeconfig",
+            std::process::id(),
+            std::time::SystemTime::now()
+        )));
+        let would_block = |result: Result<(), std::fs::TryLockError>| {
+            matches!(result, Err(std::fs::TryLockError::WouldBlock))
+        };
+
+        // A command in another process: no measurement starts, other commands still run.
+        let command = lock.shared();
+        assert!(
+            would_block(open(&lock.traffic).try_lock()),
+            "a measurement ran beside a command"
+        );
+        assert!(open(&lock.traffic).try_lock_shared().is_ok());
+        assert!(open(&lock.gate).try_lock().is_ok(), "a command kept the gate");
+        drop(command);
+        assert!(open(&lock.traffic).try_lock().is_ok());
+
+        // A measurement in another process: no command starts, not even through the gate.
+        let measurement = lock.exclusive();
+        assert!(would_block(open(&lock.gate).try_lock_shared()));
+        assert!(would_block(open(&lock.traffic).try_lock_shared()));
+        drop(measurement);
+        assert!(open(&lock.gate).try_lock_shared().is_ok());
+        assert!(open(&lock.traffic).try_lock_shared().is_ok());
+        let _ = std::fs::remove_file(&lock.gate);
+        let _ = std::fs::remove_file(&lock.traffic);
+    }
 
     #[test]
     fn counts_client_series_and_differences() {

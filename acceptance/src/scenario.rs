@@ -30,6 +30,9 @@ macro_rules! ensure {
 /// The label every object of an estate carries.
 pub const ESTATE_LABEL: &str = "tofu-estate";
 
+/// The reference estates (`examples/network`, `examples/app`): folder and estate name alike.
+const ESTATES: [&str; 2] = ["network", "app"];
+
 /// Every kind the estates create, as kubectl names them (group-qualified, so no short-name lookup).
 pub const KINDS: &str = "namespaces,configmaps,secrets,services,serviceaccounts,deployments.apps,\
                          horizontalpodautoscalers.autoscaling,networkpolicies.networking.k8s.io";
@@ -55,7 +58,7 @@ impl Estates {
             .tempdir()
             .map_err(|e| format!("scratch folder: {e}"))?;
         let examples = paths::workspace_root().join("examples");
-        for estate in ["network", "app"] {
+        for estate in ESTATES {
             copy_module(&examples.join(estate), &dir.path().join(estate))?;
         }
         let network = engine_for(&dir.path().join("network"), cluster.kubeconfig(), &cluster);
@@ -141,13 +144,11 @@ impl Estates {
         Ok(list["items"].as_array().cloned().unwrap_or_default())
     }
 
-    /// Every object of the estates' kinds carrying `tofu-estate=<estate>` (any estate when None).
+    /// Every object of the estates' kinds carrying `tofu-estate=<estate>`, or either of the two
+    /// estates' label when None. Never any estate's: other suites' estates live on a shared
+    /// cluster at the same time (`make test-real` runs two suites at once).
     pub fn labelled(&self, estate: Option<&str>) -> Result<Vec<Value>, String> {
-        let selector = match estate {
-            Some(estate) => format!("{ESTATE_LABEL}={estate}"),
-            None => ESTATE_LABEL.to_string(),
-        };
-        self.list(KINDS, Some(&selector))
+        self.list(KINDS, Some(&selector(estate)))
     }
 
     /// The Secrets in `estate`'s records namespace `tofu-records-<estate>`.
@@ -167,12 +168,10 @@ impl Estates {
             left = self.labelled(estate)?;
             Ok(left.is_empty())
         })?;
-        let label = estate
-            .map(|e| format!("{ESTATE_LABEL}={e}"))
-            .unwrap_or(ESTATE_LABEL.to_string());
         ensure!(
             clear,
-            "objects still carry {label} a minute on: {:?}",
+            "objects still carry {} a minute on: {:?}",
+            selector(estate),
             snapshot(&left).keys()
         );
         Ok(())
@@ -378,6 +377,14 @@ pub struct ObjectVersion {
     /// entries, as JSON text. A real cluster's controllers keep writing status (an HPA's
     /// conditions a few seconds after it is created); any other change is somebody's write.
     content: String,
+}
+
+/// The label selector for `estate`'s objects, or both reference estates' when None.
+fn selector(estate: Option<&str>) -> String {
+    match estate {
+        Some(estate) => format!("{ESTATE_LABEL}={estate}"),
+        None => format!("{ESTATE_LABEL} in ({})", ESTATES.join(",")),
+    }
 }
 
 /// Each object's [`ObjectVersion`], by `key_of`.
