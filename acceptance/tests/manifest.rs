@@ -2,7 +2,11 @@
 //! configuration, never show in a plan, a saved plan's `show` or the state's `show` (the
 //! provider's `object` holds only markers), while changes still plan and apply; a field
 //! another manager owns stops the apply with that manager's name, the field and
-//! `force_conflicts`, which then takes it over.
+//! `force_conflicts`, which then takes it over; Ctrl-C ends a `wait` at once, the object kept in
+//! state (tainted).
+
+use std::io::Read;
+use std::time::{Duration, Instant};
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
 use acceptance::{Cluster, EngineOutput};
@@ -179,4 +183,121 @@ fn a_field_another_manager_owns_is_named_with_its_manager_and_force_conflicts() 
     work.apply_ok("forced");
     let live = cluster.get_json(&["configmap", "shared", "-n", ns]);
     assert_eq!(live["data"]["a"], "3");
+}
+
+/// A ConfigMap whose `wait` asks for `data.ready = "yes"`, with `data.ready = ready`.
+fn awaited_config_map(ns: &str, ready: &str) -> String {
+    format!(
+        r#"
+resource "kubernetes_manifest" "awaited" {{
+  manifest = {{
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = {{ name = "awaited", namespace = {ns} }}
+    data       = {{ ready = {ready} }}
+  }}
+  wait {{
+    fields = {{ "data.ready" = "yes" }}
+  }}
+  timeouts {{
+    create = "10m"
+  }}
+}}
+"#,
+        ns = quote(ns),
+        ready = quote(ready),
+    )
+}
+
+/// Ctrl-C while the provider waits on the cluster: the engine sends StopProvider, the wait ends
+/// at once (not after its 10 minutes) with an error that says so, and the object, which was
+/// created, stays in state, tainted, so the next apply replaces it.
+#[test]
+fn ctrl_c_ends_a_wait_at_once_and_keeps_the_object_in_state() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "stop");
+    let ns = ns.name.as_str();
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    work.write(&awaited_config_map(ns, "no"));
+    let mut apply = work.engine().spawn(&["apply", "-auto-approve", "-input=false"]);
+    let read_all = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let stdout = read_all(apply.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = read_all(apply.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+
+    // Once the ConfigMap exists, the provider is waiting on it.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !cluster
+        .kubectl(&["get", "configmap", "awaited", "-n", ns])
+        .success()
+    {
+        assert!(Instant::now() < deadline, "the apply never created the ConfigMap");
+        assert!(
+            apply.try_wait().expect("wait").is_none(),
+            "the apply ended before its wait"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let interrupted = Instant::now();
+    let pid = i32::try_from(apply.id()).expect("a pid");
+    // SAFETY: kill(2) on the engine we started and have not reaped.
+    assert_eq!(
+        unsafe { libc::kill(pid, libc::SIGINT) },
+        0,
+        "SIGINT to the engine"
+    );
+    let status = loop {
+        if let Some(status) = apply.try_wait().expect("wait") {
+            break status;
+        }
+        if interrupted.elapsed() > Duration::from_secs(60) {
+            let _ = apply.kill();
+            panic!("the engine still ran a minute after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let took = interrupted.elapsed();
+    let out = EngineOutput {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join().expect("stdout"),
+        stderr: stderr.join().expect("stderr"),
+    };
+    assert!(!out.success(), "an interrupted apply succeeded:\n{out}");
+    assert!(
+        took < Duration::from_secs(20),
+        "the engine took {took:?} to end after Ctrl-C:\n{out}"
+    );
+    let flat = out.flat();
+    assert!(
+        flat.contains(&format!("Stopped waiting for ConfigMap \"{ns}/awaited\""))
+            && flat.contains("interrupted while waiting"),
+        "the error does not say the wait was interrupted:\n{out}"
+    );
+
+    let state = work.run(&["show", "-json"]);
+    assert!(state.success(), "{state}");
+    let state: serde_json::Value = serde_json::from_str(&state.stdout).expect("show -json");
+    let kept = state["values"]["root_module"]["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["address"] == "kubernetes_manifest.awaited")
+        .cloned()
+        .unwrap_or_else(|| panic!("the created ConfigMap is not in state: {state}"));
+    assert_eq!(kept["tainted"], true, "{kept}");
+
+    // Ready now: the next apply replaces the tainted object and its wait ends.
+    work.write(&awaited_config_map(ns, "yes"));
+    let out = work.apply_ok("after the interrupted one");
+    assert!(out.flat().contains("1 added, 0 changed, 1 destroyed"), "{out}");
+    let out = work.run(&["destroy", "-auto-approve"]);
+    assert!(out.success(), "destroy:\n{out}");
 }

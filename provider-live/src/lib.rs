@@ -3,9 +3,10 @@
 //!
 //! Layers: [`provider`] (the provider block), [`resource`] (the machinery every typed kind
 //! shares) over [`kind`] and [`kinds`] (what differs per kind), [`manifest`] (any kind, as
-//! written), both through [`lifecycle`]; [`metadata`], [`plan`], [`guard`] are pure rules; [`objects`], [`cache`] and
-//! [`discovery`] talk to the API; [`ownership`] reads who owns which field. [`data_sources`]
-//! reads the cluster without writing; [`list`] finds existing objects for `terraform query`.
+//! written), both through [`lifecycle`]; [`metadata`], [`plan`], [`guard`] are pure rules;
+//! [`objects`], [`cache`] and [`discovery`] talk to the API, and [`stop`] cuts their waits short
+//! on Ctrl-C; [`ownership`] reads who owns which field. [`data_sources`] reads the cluster
+//! without writing; [`list`] finds existing objects for `terraform query`.
 
 pub mod cache;
 pub mod catalog;
@@ -28,6 +29,7 @@ pub mod patch;
 pub mod plan;
 pub mod provider;
 pub mod resource;
+pub mod stop;
 pub mod timeouts;
 
 pub use provider::LiveProvider;

@@ -14,6 +14,7 @@ use kube::api::{
 use kube_estate::{ApiError, ObjectRef, with_retry, with_retry_unprocessed};
 use serde_json::Value as Json;
 
+use crate::stop::Stop;
 use crate::timeouts::Timeout;
 
 /// The field manager of every typed resource's writes.
@@ -257,11 +258,15 @@ pub async fn wait_until(
             Readiness::Waiting(String::new())
         }
     };
-    let pace = Pace {
-        interval: Duration::from_millis(500),
-        timeout,
-    };
-    poll(client, target, None, pace, what, check).await
+    poll(
+        client,
+        target,
+        None,
+        Pace::new(Duration::from_millis(500), timeout),
+        what,
+        check,
+    )
+    .await
 }
 
 /// What one look at the object found.
@@ -273,10 +278,22 @@ pub enum Readiness {
     Failed(String),
 }
 
-/// How often a poll reads the object, and for how long.
+/// How often a poll reads the object, for how long, and what cuts it short.
 pub struct Pace {
     pub interval: Duration,
     pub timeout: Duration,
+    pub stop: &'static Stop,
+}
+
+impl Pace {
+    /// Until `timeout`, or until the engine stops this process ([`Stop::process`]).
+    pub fn new(interval: Duration, timeout: Duration) -> Pace {
+        Pace {
+            interval,
+            timeout,
+            stop: Stop::process(),
+        }
+    }
 }
 
 /// Reads the object (`None`: absent) until `check` finds it ready or failed, or the next read
@@ -319,7 +336,15 @@ pub async fn poll(
                 after: pace.timeout,
             }));
         }
-        tokio::time::sleep(pace.interval).await;
+        tokio::select! {
+            () = tokio::time::sleep(pace.interval) => {}
+            () = pace.stop.requested() => {
+                return Err(WaitError::Stopped {
+                    object: target.object_ref(),
+                    what: what.to_string(),
+                });
+            }
+        }
         live = get(client, target).await?;
     }
 }
@@ -333,6 +358,11 @@ pub enum WaitError {
     Timeout(#[from] Timeout),
     #[error("{object} failed: {reason}")]
     Failed { object: ObjectRef, reason: String },
+    /// The engine was interrupted (Ctrl-C) while `object` was awaited to `what`.
+    #[error(
+        "the run was interrupted while waiting for {object} to {what}; it was applied, but may not be ready"
+    )]
+    Stopped { object: ObjectRef, what: String },
 }
 
 impl From<WaitError> for plugin_runtime::Diagnostic {
@@ -342,6 +372,9 @@ impl From<WaitError> for plugin_runtime::Diagnostic {
             WaitError::Timeout(t) => t.into(),
             WaitError::Failed { ref object, .. } => {
                 plugin_runtime::Diagnostic::error(format!("{object} did not become ready"), e.to_string())
+            }
+            WaitError::Stopped { ref object, .. } => {
+                plugin_runtime::Diagnostic::error(format!("Stopped waiting for {object}"), e.to_string())
             }
         }
     }
@@ -409,4 +442,68 @@ pub async fn list_page(
         list.items.into_iter().map(|o| to_json(o, resource)).collect(),
         next,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::config::{KubeConfigOptions, Kubeconfig};
+    use kube_test_server::{Options, TestServer};
+
+    #[tokio::test]
+    async fn a_stop_ends_a_poll_at_once_naming_what_was_awaited() {
+        let server = TestServer::start(Options::default());
+        let kubeconfig = Kubeconfig::from_yaml(&server.kubeconfig("admin")).unwrap();
+        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+            .await
+            .unwrap();
+        let client = Client::try_from(config).unwrap();
+        let target = Target {
+            resource: ApiResource::erase::<k8s_openapi::api::core::v1::ConfigMap>(&()),
+            namespace: Some("default".into()),
+            name: "never-ready".into(),
+        };
+        // Leaked: a pace holds a signal for the whole process.
+        let stop: &'static Stop = Box::leak(Box::default());
+        let pace = Pace {
+            interval: Duration::from_secs(60),
+            timeout: Duration::from_secs(600),
+            stop,
+        };
+        let started = Instant::now();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            stop.request();
+        });
+        let waited = poll(&client, &target, None, pace, "be ready", |_| {
+            Readiness::Waiting("not yet".into())
+        })
+        .await;
+        match waited {
+            Err(e @ WaitError::Stopped { .. }) => {
+                let diagnostic = plugin_runtime::Diagnostic::from(e);
+                assert_eq!(
+                    diagnostic.summary,
+                    "Stopped waiting for ConfigMap \"default/never-ready\""
+                );
+                assert!(diagnostic.detail.contains("to be ready"), "{}", diagnostic.detail);
+            }
+            other => panic!("the poll ended with {other:?}"),
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the poll slept on after the stop"
+        );
+        // Requested before a poll starts: that poll ends at its first wait.
+        let pace = Pace {
+            interval: Duration::from_secs(60),
+            timeout: Duration::from_secs(600),
+            stop,
+        };
+        let waited = poll(&client, &target, None, pace, "be ready", |_| {
+            Readiness::Waiting(String::new())
+        })
+        .await;
+        assert!(matches!(waited, Err(WaitError::Stopped { .. })), "{waited:?}");
+    }
 }

@@ -19,6 +19,7 @@ use crate::list;
 use crate::manifest::Manifest;
 use crate::metadata::Ignore;
 use crate::patch;
+use crate::stop::Stop;
 
 const DESCRIPTION: &str = "Kubernetes resources compatible with hashicorp/kubernetes, every object \
     label-stamped `tofu-estate=<estate>`: objects of this estate are adopted after a lost state, \
@@ -105,6 +106,10 @@ impl Provider for LiveProvider {
             Err(e) => out.push(e.into()),
         }
         out
+    }
+
+    async fn stop(&self) {
+        Stop::process().request();
     }
 
     fn resources(&self) -> Vec<Arc<dyn Resource>> {

@@ -160,10 +160,7 @@ async fn approve_and_wait(
     } else {
         created.clone()
     };
-    let pace = Pace {
-        interval: POLL_INTERVAL,
-        timeout,
-    };
+    let pace = Pace::new(POLL_INTERVAL, timeout);
     let check =
         |live: Option<&Json>| live.map_or_else(|| Readiness::Failed("it was deleted".into()), signing);
     match objects::poll(client, target, Some(seen), pace, "be signed", check).await {

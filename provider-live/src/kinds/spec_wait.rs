@@ -38,10 +38,7 @@ pub async fn poll(
     let target = Target::of(api_resource(info), applied);
     // An object deleted meanwhile ends the poll, as the error reading it.
     let check = |live: Option<&Json>| live.map_or(Readiness::Ready, &check);
-    let pace = Pace {
-        interval: POLL_INTERVAL,
-        timeout,
-    };
+    let pace = Pace::new(POLL_INTERVAL, timeout);
     match objects::poll(client, &target, Some(applied.clone()), pace, what, check).await {
         Ok(Some(ready)) => Ok(Some(ready)),
         Ok(None) => Err(ApiError::NotFound {
