@@ -93,10 +93,9 @@ fi
 selection=(-p acceptance)
 for t in "${tests[@]}"; do selection+=(--test "$t"); done
 status=0
-# Two suites at a time, as on the test server: a test that counts the API server's requests
-# keeps the other suite's commands out meanwhile (acceptance::requests). The corpus runs first
-# and alone: its admission webhooks and its APIService, which no server backs, hold up the
-# namespace deletions of every other suite while they exist.
-TEST_JOBS="${TEST_JOBS:-2}" TEST_ALONE="${TEST_ALONE-corpus}" scripts/test.sh "${selection[@]}" || status=$?
+# Two suites at a time, as on the test server, the corpus first and alone (scripts/test.sh); a
+# test that counts the API server's requests keeps the other suite's commands out meanwhile
+# (acceptance::requests).
+scripts/test.sh "${selection[@]}" || status=$?
 echo "test-real: ${tests[*]} against the real control plane: $((SECONDS - started)) s in all"
 exit "$status"

@@ -7,10 +7,14 @@
 # server, so this script builds them with cargo, then runs TEST_JOBS of them at a time (default
 # 2), each in its package's folder as cargo would, and prints each one's output whole when it
 # ends.
-# Integration tests named in TEST_ALONE (e.g. `TEST_ALONE="corpus"`) run first, each with no
-# other binary beside it: `scripts/test-real.sh` runs suites side by side on one cluster, and
-# some change that cluster for everyone while they run.
+# Integration tests named in TEST_ALONE run first, each with no other binary beside it. On a real
+# cluster (`KUBECONFIG` set, as in `make test-real`) that is `corpus` unless said otherwise: the
+# suites share the cluster, and the corpus's admission webhooks and APIService, which no server
+# backs, hold up the other suites' namespace deletions while they exist.
 set -euo pipefail
+if [[ -z "${TEST_ALONE+set}" && -n "${KUBECONFIG:-}" ]]; then
+    export TEST_ALONE=corpus
+fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

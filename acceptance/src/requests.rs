@@ -13,10 +13,14 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::fs::File;
+use std::fs::{File, TryLockError};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::{RwLock, RwLockReadGuard};
+use std::time::{Duration, Instant};
+
+/// How long a command waits at the gate while a measurement waits to start (see [`ClusterLock`]).
+const GATE_WAIT: Duration = Duration::from_secs(2);
 
 /// Held shared by every command a test runs, exclusively by a measurement.
 static TRAFFIC: RwLock<()> = RwLock::new(());
@@ -68,7 +72,9 @@ pub(crate) fn exclusive<T>(work: impl FnOnce() -> T) -> T {
 /// `traffic` shared; a measurement holds it exclusively. `flock` grants new shared holds while
 /// an exclusive one waits, so a measurement would wait as long as two busy suites overlap
 /// their commands: it first takes `gate` exclusively, which every command passes through
-/// (shared, released at once) before it takes `traffic`.
+/// (shared, released at once) before it takes `traffic`, waiting at most [`GATE_WAIT`]. Not
+/// for ever: the running command a measurement waits for may itself wait on a command of its
+/// own process (an apply deleting a volume that the volume-protection stand-in releases).
 struct ClusterLock {
     gate: PathBuf,
     traffic: PathBuf,
@@ -93,8 +99,19 @@ impl ClusterLock {
 
     fn shared(&self) -> File {
         let gate = open(&self.gate);
-        gate.lock_shared()
-            .unwrap_or_else(|e| panic!("locking {}: {e}", self.gate.display()));
+        let deadline = Instant::now() + GATE_WAIT;
+        loop {
+            match gate.try_lock_shared() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                // Past the gate: the measurement still waits for this command to end.
+                Err(TryLockError::WouldBlock) => break,
+                Err(TryLockError::Error(e)) => panic!("locking {}: {e}", self.gate.display()),
+            }
+        }
+        drop(gate);
         let traffic = open(&self.traffic);
         traffic
             .lock_shared()
@@ -222,6 +239,19 @@ mod tests {
         assert!(would_block(open(&lock.gate).try_lock_shared()));
         assert!(would_block(open(&lock.traffic).try_lock_shared()));
         drop(measurement);
+
+        // A measurement waiting for a running command: a new command waits at the gate, then
+        // passes it, so a command the running one waits on still runs.
+        let running = lock.shared();
+        let gate = open(&lock.gate);
+        gate.lock().expect("the gate");
+        let started = Instant::now();
+        let passed = lock.shared();
+        assert!(
+            started.elapsed() >= GATE_WAIT,
+            "a command did not wait at the gate"
+        );
+        drop((running, passed, gate));
         assert!(open(&lock.gate).try_lock_shared().is_ok());
         assert!(open(&lock.traffic).try_lock_shared().is_ok());
         let _ = std::fs::remove_file(&lock.gate);
