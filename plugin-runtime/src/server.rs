@@ -130,16 +130,6 @@ struct ResourceEntry {
     identity: Option<(IdentitySchema, Type)>,
 }
 
-impl Typed for ResourceEntry {
-    fn described(&self) -> &Described {
-        &self.described
-    }
-
-    fn build_schema(&self) -> Schema {
-        self.resource.schema()
-    }
-}
-
 impl ResourceEntry {
     /// The identity of the object `state` describes, on the wire: `None` when the resource
     /// has no identity or it is not wholly known yet (the engine refuses unknown identities).
@@ -168,29 +158,9 @@ struct DataSourceEntry {
     described: Described,
 }
 
-impl Typed for DataSourceEntry {
-    fn described(&self) -> &Described {
-        &self.described
-    }
-
-    fn build_schema(&self) -> Schema {
-        self.data_source.schema()
-    }
-}
-
 struct EphemeralEntry {
     ephemeral: Arc<dyn EphemeralResource>,
     described: Described,
-}
-
-impl Typed for EphemeralEntry {
-    fn described(&self) -> &Described {
-        &self.described
-    }
-
-    fn build_schema(&self) -> Schema {
-        self.ephemeral.schema()
-    }
 }
 
 struct ListEntry {
@@ -198,15 +168,27 @@ struct ListEntry {
     described: Described,
 }
 
-impl Typed for ListEntry {
-    fn described(&self) -> &Described {
-        &self.described
-    }
+/// Each entry builds its schema from the type it holds.
+macro_rules! typed {
+    ($($entry:ident . $field:ident),*) => {$(
+        impl Typed for $entry {
+            fn described(&self) -> &Described {
+                &self.described
+            }
 
-    fn build_schema(&self) -> Schema {
-        self.list.schema()
-    }
+            fn build_schema(&self) -> Schema {
+                self.$field.schema()
+            }
+        }
+    )*};
 }
+
+typed!(
+    ResourceEntry.resource,
+    DataSourceEntry.data_source,
+    EphemeralEntry.ephemeral,
+    ListEntry.list
+);
 
 /// A function with its signature, computed once.
 struct FunctionEntry {
