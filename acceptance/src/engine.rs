@@ -67,9 +67,15 @@ pub(crate) fn run_command(mut command: Command, timeout: Duration) -> EngineOutp
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = command
+    let child = command
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+    collect(child, timeout, &command)
+}
+
+/// What `child` (started with its stdout and stderr piped) prints until it ends, and how it
+/// ended; killed when it still runs after `timeout`, which its stderr then says, naming `what`.
+pub fn collect(mut child: Child, timeout: Duration, what: &dyn std::fmt::Debug) -> EngineOutput {
     let reader = |pipe: Option<Box<dyn Read + Send>>| {
         thread::spawn(move || {
             let mut text = String::new();
@@ -104,7 +110,7 @@ pub(crate) fn run_command(mut command: Command, timeout: Duration) -> EngineOutp
         .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
     let mut stderr = stderr.join().expect("stderr reader");
     if timed_out {
-        stderr.push_str(&format!("\n[acceptance] killed after {timeout:?}: {command:?}\n"));
+        stderr.push_str(&format!("\n[acceptance] killed after {timeout:?}: {what:?}\n"));
     }
     EngineOutput {
         code,
@@ -183,7 +189,8 @@ impl Engine {
         run_command(self.command(args), self.timeout)
     }
 
-    /// Starts the engine with stdout and stderr piped, e.g. to kill it mid-apply.
+    /// Starts the engine with stdout and stderr piped, e.g. to kill it mid-apply; [`collect`]
+    /// reads what it printed.
     pub fn spawn(&self, args: &[&str]) -> Child {
         let mut command = self.command(args);
         command

@@ -149,6 +149,12 @@ impl LiveDir {
 
     /// The state's `values` of the resource at `address` (`show -json`); `Null` when absent.
     pub fn state_values(&self, address: &str) -> serde_json::Value {
+        self.state_resource(address)["values"].take()
+    }
+
+    /// The resource at `address` as `show -json` gives it (`values`, `tainted`, ...); `Null`
+    /// when absent.
+    pub fn state_resource(&self, address: &str) -> serde_json::Value {
         let show = self.engine.run(&["show", "-json"]);
         assert!(show.success(), "show -json failed:\n{show}");
         let state: serde_json::Value = serde_json::from_str(&show.stdout)
@@ -158,7 +164,7 @@ impl LiveDir {
             .into_iter()
             .flatten()
             .find(|r| r["address"] == address)
-            .map(|r| r["values"].clone())
+            .cloned()
             .unwrap_or_default()
     }
 }

@@ -219,9 +219,7 @@ mod tests {
             std::process::id(),
             std::time::SystemTime::now()
         )));
-        let would_block = |result: Result<(), std::fs::TryLockError>| {
-            matches!(result, Err(std::fs::TryLockError::WouldBlock))
-        };
+        let would_block = |result: Result<(), TryLockError>| matches!(result, Err(TryLockError::WouldBlock));
 
         // A command in another process: no measurement starts, other commands still run.
         let command = lock.shared();

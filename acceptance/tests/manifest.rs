@@ -5,9 +5,9 @@
 //! `force_conflicts`, which then takes it over; Ctrl-C ends a `wait` at once, the object kept in
 //! state (tainted).
 
-use std::io::Read;
 use std::time::{Duration, Instant};
 
+use acceptance::engine::collect;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
 use acceptance::{Cluster, EngineOutput};
 
@@ -220,17 +220,6 @@ fn ctrl_c_ends_a_wait_at_once_and_keeps_the_object_in_state() {
     let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
     work.write(&awaited_config_map(ns, "no"));
     let mut apply = work.engine().spawn(&["apply", "-auto-approve", "-input=false"]);
-    let read_all = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_string(&mut text);
-            }
-            text
-        })
-    };
-    let stdout = read_all(apply.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = read_all(apply.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
 
     // Once the ConfigMap exists, the provider is waiting on it.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -254,22 +243,8 @@ fn ctrl_c_ends_a_wait_at_once_and_keeps_the_object_in_state() {
         0,
         "SIGINT to the engine"
     );
-    let status = loop {
-        if let Some(status) = apply.try_wait().expect("wait") {
-            break status;
-        }
-        if interrupted.elapsed() > Duration::from_secs(60) {
-            let _ = apply.kill();
-            panic!("the engine still ran a minute after Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let out = collect(apply, Duration::from_secs(60), &"the interrupted apply");
     let took = interrupted.elapsed();
-    let out = EngineOutput {
-        code: status.code().unwrap_or(-1),
-        stdout: stdout.join().expect("stdout"),
-        stderr: stderr.join().expect("stderr"),
-    };
     assert!(!out.success(), "an interrupted apply succeeded:\n{out}");
     assert!(
         took < Duration::from_secs(20),
@@ -282,16 +257,8 @@ fn ctrl_c_ends_a_wait_at_once_and_keeps_the_object_in_state() {
         "the error does not say the wait was interrupted:\n{out}"
     );
 
-    let state = work.run(&["show", "-json"]);
-    assert!(state.success(), "{state}");
-    let state: serde_json::Value = serde_json::from_str(&state.stdout).expect("show -json");
-    let kept = state["values"]["root_module"]["resources"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|r| r["address"] == "kubernetes_manifest.awaited")
-        .cloned()
-        .unwrap_or_else(|| panic!("the created ConfigMap is not in state: {state}"));
+    let kept = work.state_resource("kubernetes_manifest.awaited");
+    assert!(!kept.is_null(), "the created ConfigMap is not in state");
     assert_eq!(kept["tainted"], true, "{kept}");
 
     // Ready now: the next apply replaces the tainted object and its wait ends.

@@ -444,20 +444,26 @@ pub async fn list_page(
     ))
 }
 
+/// A client of `server` as its admin, for tests that talk to the API.
+#[cfg(test)]
+pub(crate) async fn test_client(server: &kube_test_server::TestServer) -> Client {
+    use kube::config::{KubeConfigOptions, Kubeconfig};
+    let kubeconfig = Kubeconfig::from_yaml(&server.kubeconfig("admin")).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .unwrap();
+    Client::try_from(config).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kube::config::{KubeConfigOptions, Kubeconfig};
     use kube_test_server::{Options, TestServer};
 
     #[tokio::test]
     async fn a_stop_ends_a_poll_at_once_naming_what_was_awaited() {
         let server = TestServer::start(Options::default());
-        let kubeconfig = Kubeconfig::from_yaml(&server.kubeconfig("admin")).unwrap();
-        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-            .await
-            .unwrap();
-        let client = Client::try_from(config).unwrap();
+        let client = test_client(&server).await;
         let target = Target {
             resource: ApiResource::erase::<k8s_openapi::api::core::v1::ConfigMap>(&()),
             namespace: Some("default".into()),

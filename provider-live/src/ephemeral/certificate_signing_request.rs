@@ -311,7 +311,6 @@ impl EphemeralResource for CertificateSigningRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kube::config::{KubeConfigOptions, Kubeconfig};
     use kube_test_server::{Options, TestServer};
 
     fn config(auto_approve: Value, name: &str) -> Value {
@@ -334,14 +333,6 @@ mod tests {
         ])
     }
 
-    async fn client(server: &TestServer) -> Client {
-        let kubeconfig = Kubeconfig::from_yaml(&server.kubeconfig("admin")).unwrap();
-        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-            .await
-            .unwrap();
-        Client::try_from(config).unwrap()
-    }
-
     #[test]
     fn the_request_carries_the_pem_base64_encoded() {
         let body = request_body(&config(Value::Null, "a")).unwrap();
@@ -361,7 +352,7 @@ mod tests {
     #[tokio::test]
     async fn an_unsigned_request_times_out_naming_it_and_is_deleted() {
         let server = TestServer::start(Options::default());
-        let client = client(&server).await;
+        let client = objects::test_client(&server).await;
         let errors = request_certificate(&client, &config(Value::Null, "unsigned"), Duration::from_secs(2))
             .await
             .unwrap_err();
