@@ -109,12 +109,12 @@ impl Cluster {
 
     /// Runs kubectl (from `.tools/bin`, else PATH) as the admin.
     pub fn kubectl(&self, args: &[&str]) -> EngineOutput {
-        kubectl_with(&self.kubeconfig, args)
+        self.kubectl_with(&self.kubeconfig, args)
     }
 
     /// Runs kubectl as `user` (see [`Cluster::kubeconfig_for`]).
     pub fn kubectl_as(&self, user: &str, args: &[&str]) -> EngineOutput {
-        kubectl_with(&self.kubeconfig_for(user), args)
+        self.kubectl_with(&self.kubeconfig_for(user), args)
     }
 
     /// `kubectl get <args> -o json`, parsed; panics when kubectl fails.
@@ -189,10 +189,19 @@ impl Cluster {
             (result, self.request_counts().since(&before))
         })
     }
-}
 
-pub(crate) fn kubectl_with(kubeconfig: &Path, args: &[&str]) -> EngineOutput {
-    let mut command = Command::new(paths::tool("kubectl"));
-    command.arg("--kubeconfig").arg(kubeconfig).args(args);
-    run_command(command, KUBECTL_TIMEOUT)
+    fn kubectl_with(&self, kubeconfig: &Path, args: &[&str]) -> EngineOutput {
+        let mut command = Command::new(paths::tool("kubectl"));
+        command.arg("--kubeconfig").arg(kubeconfig);
+        // kubectl keeps its discovery cache per server address, in ~/.kube/cache unless told
+        // otherwise: a test server's (a new port each test) goes with its kubeconfigs, rather
+        // than piling up in the user's home. A real cluster's stays where the user keeps it.
+        if self.server.is_some() {
+            command
+                .arg("--cache-dir")
+                .arg(self.dir.path().join("kubectl-cache"));
+        }
+        command.args(args);
+        run_command(command, KUBECTL_TIMEOUT)
+    }
 }

@@ -15,9 +15,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use serde_json::json;
 
 use crate::Cluster;
+use crate::requests;
 
 /// The finalizers the protection controllers own.
 const PROTECTION: [&str; 2] = ["kubernetes.io/pv-protection", "kubernetes.io/pvc-protection"];
@@ -45,10 +50,22 @@ impl VolumeProtection {
             let kubeconfig = cluster.kubeconfig().to_path_buf();
             let markers: Vec<String> = markers.iter().map(|m| m.to_string()).collect();
             std::thread::spawn(move || {
+                // In the test process, not through kubectl: a kubectl start costs ~60 ms of
+                // CPU, and the stand-in looks a few times a second for the whole test.
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a runtime for the volume-protection stand-in");
+                let client = runtime
+                    .block_on(client(&kubeconfig))
+                    .unwrap_or_else(|e| panic!("volume-protection stand-in: {e}"));
                 // When each object was first seen being deleted, by uid.
                 let mut deleting = HashMap::new();
                 while !stop.load(Ordering::Relaxed) {
-                    release_deleted(&kubeconfig, &markers, &mut deleting);
+                    // Not while another test counts the requests it makes (see `requests`).
+                    let traffic = requests::shared();
+                    runtime.block_on(release_deleted(&client, &markers, &mut deleting));
+                    drop(traffic);
                     std::thread::sleep(PERIOD);
                 }
             })
@@ -66,58 +83,115 @@ impl Drop for VolumeProtection {
     }
 }
 
+/// A client for the cluster `kubeconfig` names, as its current context.
+async fn client(kubeconfig: &Path) -> Result<kube::Client, String> {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let file = Kubeconfig::read_from(kubeconfig).map_err(|e| format!("{}: {e}", kubeconfig.display()))?;
+    let config = kube::Config::from_custom_kubeconfig(file, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| format!("{}: {e}", kubeconfig.display()))?;
+    kube::Client::try_from(config).map_err(|e| e.to_string())
+}
+
 /// One pass: every deleted volume or claim of the markers loses its protection finalizer,
-/// [`RELEASE_DELAY`] after it was first seen being deleted.
-fn release_deleted(kubeconfig: &Path, markers: &[String], deleting: &mut HashMap<String, Instant>) {
-    let kubectl = |args: &[&str]| crate::cluster::kubectl_with(kubeconfig, args);
-    let listed = kubectl(&[
-        "get",
-        "persistentvolumes,persistentvolumeclaims",
-        "-A",
-        "-o",
-        "json",
-    ]);
-    let Ok(list) = serde_json::from_str::<Value>(&listed.stdout) else {
-        return;
-    };
-    for item in list["items"].as_array().into_iter().flatten() {
-        let meta = &item["metadata"];
-        let (name, namespace) = (
-            meta["name"].as_str().unwrap_or_default(),
-            meta["namespace"].as_str(),
+/// [`RELEASE_DELAY`] after it was first seen being deleted. A failed request is left to the
+/// next pass (an object already gone is no longer listed).
+async fn release_deleted(client: &kube::Client, markers: &[String], deleting: &mut HashMap<String, Instant>) {
+    let volumes: Api<PersistentVolume> = Api::all(client.clone());
+    if let Ok(list) = volumes.list(&ListParams::default()).await {
+        for volume in list.items {
+            if let Some((name, patch)) = release(&volume.metadata, markers, deleting) {
+                let _ = volumes.patch(&name, &PatchParams::default(), &patch).await;
+            }
+        }
+    }
+    let claims: Api<PersistentVolumeClaim> = Api::all(client.clone());
+    if let Ok(list) = claims.list(&ListParams::default()).await {
+        for claim in list.items {
+            let namespace = claim.metadata.namespace.clone().unwrap_or_default();
+            if let Some((name, patch)) = release(&claim.metadata, markers, deleting) {
+                let claims: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), &namespace);
+                let _ = claims.patch(&name, &PatchParams::default(), &patch).await;
+            }
+        }
+    }
+}
+
+/// The object's name and the patch that drops its protection finalizer, when it is one of the
+/// markers', is being deleted, still has that finalizer, and was first seen so at least
+/// [`RELEASE_DELAY`] ago.
+fn release(
+    meta: &ObjectMeta,
+    markers: &[String],
+    deleting: &mut HashMap<String, Instant>,
+) -> Option<(String, Patch<serde_json::Value>)> {
+    let name = meta.name.as_deref().unwrap_or_default();
+    let namespace = meta.namespace.as_deref();
+    let ours = markers
+        .iter()
+        .any(|m| name.contains(m.as_str()) || namespace.is_some_and(|ns| ns.contains(m.as_str())));
+    let finalizers = meta.finalizers.as_deref().unwrap_or_default();
+    if !ours
+        || meta.deletion_timestamp.is_none()
+        || !finalizers.iter().any(|f| PROTECTION.contains(&f.as_str()))
+    {
+        return None;
+    }
+    let uid = meta.uid.clone().unwrap_or_default();
+    if deleting.entry(uid).or_insert_with(Instant::now).elapsed() < RELEASE_DELAY {
+        return None;
+    }
+    let kept: Vec<&String> = finalizers
+        .iter()
+        .filter(|f| !PROTECTION.contains(&f.as_str()))
+        .collect();
+    Some((
+        name.to_string(),
+        Patch::Merge(json!({"metadata": {"finalizers": kept}})),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+    use super::*;
+
+    fn claim(name: &str, deleted: bool, finalizers: &[&str]) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(name.to_string()),
+            namespace: Some("default".to_string()),
+            uid: Some(format!("uid-{name}")),
+            deletion_timestamp: deleted.then(|| Time(Default::default())),
+            finalizers: Some(finalizers.iter().map(|f| f.to_string()).collect()),
+            ..ObjectMeta::default()
+        }
+    }
+
+    #[test]
+    fn only_a_deleted_object_of_the_markers_loses_only_the_protection_finalizer_after_the_delay() {
+        let markers = ["run1".to_string()];
+        let mut deleting = HashMap::new();
+        let finalizers = ["kubernetes.io/pvc-protection", "example.com/keep"];
+        let ours = claim("data-run1", true, &finalizers);
+        assert!(release(&claim("data-other", true, &finalizers), &markers, &mut deleting).is_none());
+        assert!(release(&claim("data-run1", false, &finalizers), &markers, &mut deleting).is_none());
+        assert!(
+            release(
+                &claim("data-run1", true, &["example.com/keep"]),
+                &markers,
+                &mut deleting
+            )
+            .is_none()
         );
-        let ours = markers
-            .iter()
-            .any(|m| name.contains(m.as_str()) || namespace.is_some_and(|ns| ns.contains(m.as_str())));
-        let finalizers: Vec<&str> = meta["finalizers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        if !ours || meta["deletionTimestamp"].is_null() || !finalizers.iter().any(|f| PROTECTION.contains(f))
-        {
-            continue;
-        }
-        let uid = meta["uid"].as_str().unwrap_or_default().to_string();
-        if deleting.entry(uid).or_insert_with(Instant::now).elapsed() < RELEASE_DELAY {
-            continue;
-        }
-        let kept: Vec<&str> = finalizers
-            .into_iter()
-            .filter(|f| !PROTECTION.contains(f))
-            .collect();
-        let patch = json!({"metadata": {"finalizers": kept}}).to_string();
-        let resource = if namespace.is_some() {
-            "persistentvolumeclaim"
-        } else {
-            "persistentvolume"
+        // First seen being deleted now: not before RELEASE_DELAY.
+        assert!(release(&ours, &markers, &mut deleting).is_none());
+        *deleting.get_mut("uid-data-run1").expect("seen") -= RELEASE_DELAY;
+        let (name, patch) = release(&ours, &markers, &mut deleting).expect("released");
+        assert_eq!(name, "data-run1");
+        let Patch::Merge(body) = patch else {
+            panic!("a merge patch")
         };
-        let mut args = vec!["patch", resource, name, "--type=merge", "-p", patch.as_str()];
-        if let Some(ns) = namespace {
-            args.extend(["-n", ns]);
-        }
-        // A claim or volume already gone is fine: the next pass no longer sees it.
-        let _ = kubectl(&args);
+        assert_eq!(body, json!({"metadata": {"finalizers": ["example.com/keep"]}}));
     }
 }
