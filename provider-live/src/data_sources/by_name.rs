@@ -42,7 +42,7 @@ fn is_secret(entry: &Entry) -> bool {
 
 /// The schema block of a catalog data source: its field table and `id`.
 pub(super) fn block(entry: &Entry) -> Block {
-    let mut block = spec_convert::block(entry.fields, entry.info.description);
+    let mut block = spec_convert::block(entry.fields(), entry.info.description);
     let doc = "The object's id: `<namespace>/<name>`, or the name of a cluster-scoped object.";
     block.attributes.push(if entry.id_optional {
         Attribute::optional_computed("id", Type::String, doc)
@@ -137,7 +137,7 @@ impl DataSource for ByName {
         let live = get(&conn.client, self.name, &resource, namespace, name)
             .await
             .map_err(diags)?;
-        let mut state = spec_convert::read_full(self.entry.fields, &live);
+        let mut state = spec_convert::read_full(self.entry.fields(), &live);
         if let Some(metadata) = state.get_mut("metadata") {
             filter_metadata(metadata, self.ctx.ignore());
         }
@@ -178,7 +178,7 @@ mod tests {
             "type": "Opaque",
             "data": {"user": "YWRtaW4=", "blob": "AAEC"}
         });
-        let mut state = spec_convert::read_full(secret.fields, &live);
+        let mut state = spec_convert::read_full(secret.fields(), &live);
         filter_metadata(state.get_mut("metadata").unwrap(), &Ignore::default());
         let config = Value::object([("binary_data", Value::string_map([("blob", "")]))]);
         split_binary(&mut state, &config);
@@ -201,7 +201,7 @@ mod tests {
             "spec": {"type": "ClusterIP", "sessionAffinity": "None", "clusterIP": "10.0.0.1",
                      "ports": [{"port": 80, "targetPort": 8080, "protocol": "TCP"}]}
         });
-        let state = spec_convert::read_full(service.fields, &live);
+        let state = spec_convert::read_full(service.fields(), &live);
         let spec = &state.get("spec").elements()[0];
         assert_eq!(spec.get("session_affinity"), &Value::string("None"));
         assert_eq!(

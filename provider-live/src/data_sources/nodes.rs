@@ -65,7 +65,7 @@ impl DataSource for Nodes {
         let items = list(&conn.client, &resource, None, &params)
             .await
             .map_err(diags)?;
-        let mut state = spec_convert::read_full(self.entry.fields, &json!({ "items": items }));
+        let mut state = spec_convert::read_full(self.entry.fields(), &json!({ "items": items }));
         if let Some(Value::List(nodes)) = state.get_mut("nodes") {
             for node in nodes {
                 if let Some(metadata) = node.get_mut("metadata") {
@@ -106,7 +106,7 @@ mod tests {
             "spec": {"podCIDR": "10.0.0.0/24", "taints": [{"key": "k", "effect": "NoSchedule"}]},
             "status": {"capacity": {"cpu": "4"}, "nodeInfo": {"kubeletVersion": "v1.36.0"}}
         }]});
-        let state = spec_convert::read_full(entry.fields, &live);
+        let state = spec_convert::read_full(entry.fields(), &live);
         let node = &state.get("nodes").elements()[0];
         assert_eq!(
             node.get("metadata").elements()[0].get("name"),

@@ -38,7 +38,7 @@ impl Kind for CatalogKind {
     fn block(&self) -> Block {
         self.block
             .get_or_init(|| {
-                let block = spec_convert::block(self.entry.fields, self.entry.info.description);
+                let block = spec_convert::block(self.entry.fields(), self.entry.info.description);
                 if self.entry.timeouts.is_empty() {
                     block
                 } else {
@@ -49,13 +49,13 @@ impl Kind for CatalogKind {
     }
 
     fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
-        let mut object = spec_convert::write(self.entry.fields, value, &AttributePath::default())?;
+        let mut object = spec_convert::write(self.entry.fields(), value, &AttributePath::default())?;
         self.behaviour.complete(&mut object);
         Ok(object)
     }
 
     fn from_object(&self, object: &Json, prior: &Value) -> Value {
-        let mut value = spec_convert::read(self.entry.fields, object, prior);
+        let mut value = spec_convert::read(self.entry.fields(), object, prior);
         if !self.entry.timeouts.is_empty() {
             value.set("timeouts", spec_wait::read_timeouts(prior));
         }
@@ -135,13 +135,13 @@ mod tests {
                 ])]),
             ),
         ]);
-        let fields = catalog::entry("kubernetes_deployment_v1").unwrap().fields;
+        let fields = catalog::entry("kubernetes_deployment_v1").unwrap().fields();
         complete(fields, &obj([("spec", list([spec]))]))
     }
 
     #[test]
     fn a_deployment_round_trips_through_a_real_server_without_a_diff() {
-        let fields = catalog::entry("kubernetes_deployment_v1").unwrap().fields;
+        let fields = catalog::entry("kubernetes_deployment_v1").unwrap().fields();
         let state = golden_round_trip(fields, "09-deployment.json", 1, &deployment_config(s("2")));
         let spec = &state.get("spec").elements()[0];
         assert_eq!(
@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn a_service_round_trips_and_reads_its_status() {
-        let fields = catalog::entry("kubernetes_service_v1").unwrap().fields;
+        let fields = catalog::entry("kubernetes_service_v1").unwrap().fields();
         let spec = obj([
             ("selector", map([("app", "web")])),
             (
@@ -212,7 +212,7 @@ mod tests {
     #[test]
     fn fields_kubernetes_lacks_are_errors_naming_the_path() {
         let pod = kind("kubernetes_pod_v1");
-        let fields = catalog::entry("kubernetes_pod_v1").unwrap().fields;
+        let fields = catalog::entry("kubernetes_pod_v1").unwrap().fields();
         let volume = obj([("name", s("data")), ("local", list([obj([("path", s("/mnt"))])]))]);
         let config = complete(
             fields,

@@ -41,7 +41,7 @@ fn env_field() -> &'static [Field] {
     static FIELD: OnceLock<[Field; 1]> = OnceLock::new();
     FIELD.get_or_init(|| {
         let container_env = catalog::entry("kubernetes_deployment_v1")
-            .and_then(|e| find(e.fields, &["spec", "template", "spec", "container", "env"]))
+            .and_then(|e| find(e.fields(), &["spec", "template", "spec", "container", "env"]))
             .expect("the catalog has kubernetes_deployment_v1's container env");
         [Field {
             presence: Presence::Required,
