@@ -3,6 +3,7 @@
 //! maps, unique lowercase names so tests sharing one cluster never collide, and the working
 //! folder such a configuration is applied in ([`LiveDir`]).
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -147,26 +148,65 @@ impl LiveDir {
             .run(&["plan", "-input=false", "-detailed-exitcode", "-parallelism=4"])
     }
 
-    /// The state's `values` of the resource at `address` (`show -json`); `Null` when absent.
+    /// The state's attribute values of the resource instance at `address` in the root module
+    /// (e.g. `kubernetes_config_map_v1.a`, `kubernetes_config_map_v1.b[0]`); `Null` when absent.
     pub fn state_values(&self, address: &str) -> serde_json::Value {
-        self.state_resource(address)["values"].take()
+        self.state_instance(address)["attributes"].take()
     }
 
-    /// The resource at `address` as `show -json` gives it (`values`, `tainted`, ...); `Null`
-    /// when absent.
-    pub fn state_resource(&self, address: &str) -> serde_json::Value {
-        let show = self.engine.run(&["show", "-json"]);
-        assert!(show.success(), "show -json failed:\n{show}");
-        let state: serde_json::Value = serde_json::from_str(&show.stdout)
-            .unwrap_or_else(|e| panic!("show -json printed no JSON ({e}):\n{show}"));
-        state["values"]["root_module"]["resources"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|r| r["address"] == address)
-            .cloned()
+    /// The resource instance at `address` as the state stores it (`attributes`, `identity`,
+    /// `status` "tainted", ...); `Null` when absent.
+    pub fn state_instance(&self, address: &str) -> serde_json::Value {
+        self.state_instances()
+            .remove(address)
+            .map(|i| i.stored)
             .unwrap_or_default()
     }
+
+    /// Every resource instance in the state, by address (`module.m.kubernetes_config_map_v1.a`,
+    /// `kubernetes_secret_v1.b[0]`, `data.kubernetes_namespace_v1.c`). Read with `state pull`,
+    /// which prints the state without starting a provider: 0.07 s of CPU against 0.26 s for
+    /// `show -json`.
+    pub fn state_instances(&self) -> BTreeMap<String, StateInstance> {
+        let pull = self.engine.run(&["state", "pull"]);
+        assert!(pull.success(), "state pull failed:\n{pull}");
+        let state: serde_json::Value = serde_json::from_str(&pull.stdout)
+            .unwrap_or_else(|e| panic!("state pull printed no JSON ({e}):\n{pull}"));
+        let mut out = BTreeMap::new();
+        for resource in state["resources"].as_array().into_iter().flatten() {
+            let text = |key: &str| resource[key].as_str().unwrap_or_default().to_string();
+            let module = resource["module"]
+                .as_str()
+                .map(|m| format!("{m}."))
+                .unwrap_or_default();
+            let data = if resource["mode"] == "data" { "data." } else { "" };
+            let base = format!("{module}{data}{}.{}", text("type"), text("name"));
+            for instance in resource["instances"].as_array().into_iter().flatten() {
+                let key = match &instance["index_key"] {
+                    serde_json::Value::Null => String::new(),
+                    key => format!("[{key}]"),
+                };
+                out.insert(
+                    format!("{base}{key}"),
+                    StateInstance {
+                        managed: resource["mode"] == "managed",
+                        type_name: text("type"),
+                        stored: instance.clone(),
+                    },
+                );
+            }
+        }
+        out
+    }
+}
+
+/// One resource instance of a state (see [`LiveDir::state_instances`]).
+pub struct StateInstance {
+    /// A managed resource, not a data source.
+    pub managed: bool,
+    pub type_name: String,
+    /// The instance as the state stores it: `attributes`, `identity`, `status`, ...
+    pub stored: serde_json::Value,
 }
 
 /// A namespace created for one test and deleted (without waiting) when dropped, also when the

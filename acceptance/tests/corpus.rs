@@ -132,27 +132,13 @@ fn write_modules(dir: &Path, modules: &[Module]) -> String {
     main
 }
 
-/// Every managed resource in the state: address to `(type, values)`.
-fn resources(state: &Value) -> BTreeMap<String, (String, Value)> {
-    let mut out = BTreeMap::new();
-    for module in state["values"]["root_module"]["child_modules"]
-        .as_array()
+/// Every managed resource of the modules in the state: address to `(type, values)`.
+fn resources(work: &LiveDir) -> BTreeMap<String, (String, Value)> {
+    work.state_instances()
         .into_iter()
-        .flatten()
-    {
-        for r in module["resources"].as_array().into_iter().flatten() {
-            if r["mode"] == "managed" {
-                out.insert(
-                    r["address"].as_str().unwrap_or_default().to_string(),
-                    (
-                        r["type"].as_str().unwrap_or_default().to_string(),
-                        r["values"].clone(),
-                    ),
-                );
-            }
-        }
-    }
-    out
+        .filter(|(address, i)| i.managed && address.starts_with("module."))
+        .map(|(address, mut i)| (address, (i.type_name, i.stored["attributes"].take())))
+        .collect()
 }
 
 /// Destroys what the test applied when it fails half-way, with the configuration as first
@@ -173,12 +159,6 @@ impl Drop for DestroyOnFailure<'_> {
                 .run(&["destroy", "-auto-approve", "-input=false", "-parallelism=8"]);
         }
     }
-}
-
-fn show(work: &LiveDir) -> Value {
-    let show = work.run(&["show", "-json"]);
-    assert!(show.success(), "show -json failed:\n{show}");
-    serde_json::from_str(&show.stdout).unwrap_or_else(|e| panic!("show -json printed no JSON ({e})"))
 }
 
 /// The module's own resource: the first of the file's type in the file.
@@ -372,7 +352,7 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     let plan = work.run(&[&["plan", "-detailed-exitcode"][..], &parallel[..]].concat());
     assert_eq!(plan.code, 0, "the plan after apply is not empty:\n{plan}");
 
-    let before = resources(&show(&work));
+    let before = resources(&work);
     let types: BTreeSet<&str> = before.values().map(|(t, _)| t.as_str()).collect();
     eprintln!(
         "corpus: {} configurations, {} resources of {} types applied with an empty plan",
@@ -432,7 +412,7 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
         importable.len()
     );
     fs::remove_file(work.path().join("imports.tf")).expect("imports.tf");
-    let after = resources(&show(&work));
+    let after = resources(&work);
     let mut differences = Vec::new();
     for (address, (_, values)) in &before {
         let (_, imported) = &after[address];
@@ -536,7 +516,7 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     work.write(&write_modules(work.path(), &modules_renamed));
     let (plan, summary) = work.engine().plan_json(&["-parallelism=8"]);
     let summary = summary.unwrap_or_else(|| panic!("no plan written:\n{plan}"));
-    let current = resources(&show(&work));
+    let current = resources(&work);
     let replaced: Vec<&Module> = renames.iter().filter(|(_, r)| *r).map(|(m, _)| m).collect();
     for m in &replaced {
         let (address, _) = primary(&current, m);
@@ -562,7 +542,7 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     );
 
     // Destroy: nothing is left.
-    let last = resources(&show(&work));
+    let last = resources(&work);
     let out = work.run(&[&["destroy", "-auto-approve"][..], &parallel[..]].concat());
     assert!(out.success(), "destroy failed:\n{out}");
     let targets: Vec<Target> = modules

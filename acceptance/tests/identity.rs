@@ -71,16 +71,7 @@ import {{
 
 /// The identity the state file holds for `address`.
 fn stored_identity(work: &LiveDir, address: &str) -> Value {
-    let raw = std::fs::read_to_string(work.path().join("terraform.tfstate")).expect("a state file");
-    let state: Value = serde_json::from_str(&raw).expect("state JSON");
-    let (kind, name) = address.split_once('.').expect("type.name");
-    state["resources"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|r| r["type"] == kind && r["name"] == name)
-        .map(|r| r["instances"][0]["identity"].clone())
-        .unwrap_or_default()
+    work.state_instance(address)["identity"].take()
 }
 
 #[test]

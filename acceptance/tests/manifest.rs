@@ -257,9 +257,9 @@ fn ctrl_c_ends_a_wait_at_once_and_keeps_the_object_in_state() {
         "the error does not say the wait was interrupted:\n{out}"
     );
 
-    let kept = work.state_resource("kubernetes_manifest.awaited");
+    let kept = work.state_instance("kubernetes_manifest.awaited");
     assert!(!kept.is_null(), "the created ConfigMap is not in state");
-    assert_eq!(kept["tainted"], true, "{kept}");
+    assert_eq!(kept["status"], "tainted", "{kept}");
 
     // Ready now: the next apply replaces the tainted object and its wait ends.
     work.write(&awaited_config_map(ns, "yes"));
