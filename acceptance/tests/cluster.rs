@@ -11,18 +11,21 @@ fn admin_and_restricted_identities_reach_the_cluster() {
     let default = cluster.get_json(&["namespace", "default"]);
     assert_eq!(default["metadata"]["name"], "default");
 
-    let admin = cluster.kubectl(&["auth", "can-i", "create", "namespaces"]);
+    // Only rights no suite ever grants app-planner: on a real cluster another suite runs beside
+    // this one, and the stages and records suites grant it namespaces and ConfigMaps
+    // cluster-wide while they run.
+    let admin = cluster.kubectl(&["auth", "can-i", "create", "clusterrolebindings"]);
     assert_eq!(
         admin.stdout.trim(),
         "yes",
-        "the admin may create namespaces:\n{admin}"
+        "the admin may create cluster role bindings:\n{admin}"
     );
 
-    let planner_can = cluster.kubectl_as("app-planner", &["auth", "can-i", "create", "namespaces"]);
+    let planner_can = cluster.kubectl_as("app-planner", &["auth", "can-i", "create", "clusterrolebindings"]);
     assert_eq!(
         planner_can.stdout.trim(),
         "no",
-        "app-planner may not create namespaces:\n{planner_can}"
+        "app-planner may not create cluster role bindings:\n{planner_can}"
     );
 
     // The request reaches the server as app-planner, not as some other identity without rights:
@@ -30,7 +33,7 @@ fn admin_and_restricted_identities_reach_the_cluster() {
     let ns = ScratchNamespace::create(&cluster, "who");
     let ns = ns.name.as_str();
     let can_read = |user: &str| {
-        let out = cluster.kubectl_as(user, &["auth", "can-i", "get", "configmaps", "-n", ns]);
+        let out = cluster.kubectl_as(user, &["auth", "can-i", "get", "secrets", "-n", ns]);
         out.stdout.trim().to_string()
     };
     assert_eq!(can_read("app-planner"), "no");
@@ -40,7 +43,7 @@ fn admin_and_restricted_identities_reach_the_cluster() {
             "role",
             "reader",
             "--verb=get",
-            "--resource=configmaps",
+            "--resource=secrets",
             "-n",
             ns,
         ][..],
