@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::metadata;
 use crate::ownership::{self, FieldSet, Ownership};
+use crate::seen::{ABSENT, Seen};
 
 /// What a write may do with the object that exists (or not) under a resource's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,32 +128,20 @@ pub fn adopt_warning(object: &ObjectRef, estate: &str) -> Diagnostic {
     )
 }
 
-/// What one step (a refresh, a plan, an apply) saw of the object, carried in private state
-/// to the step after it: a digest of the object's uid, estate label and the values of the
-/// fields in `fields`. The field paths travel with the digest, so a field of ours that
-/// another actor rewrote (and so took over) still counts, and reverting its value makes the
-/// same plan valid again.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-struct Seen {
-    /// The fields our manager owned (`FieldsV1`); `None`: it owned none yet (an import not yet
-    /// applied), and the digest covers the whole content.
-    fields: Option<FieldSet>,
-    digest: String,
-}
-
-/// The fingerprint of an absent object.
-const ABSENT: &[u8] = b"absent";
-
-/// The fingerprint of `live` (`None`: absent): over the fields field manager `manager` owns
-/// now, and those the step before recorded in `carried` (its fingerprint; empty: none).
+/// The fingerprint of `live` (`None`: absent), the private state one step (a refresh, a plan,
+/// an apply) hands the next: a digest of the object's uid, estate label and the values of the
+/// fields field manager `manager` owns now and those the step before recorded in `carried`
+/// (its fingerprint; empty: none). The field paths travel with the digest, so a field of ours
+/// that another actor rewrote (and so took over) still counts, and reverting its value makes
+/// the same plan valid again.
 pub fn fingerprint(live: Option<&Json>, manager: &str, carried: &[u8]) -> Vec<u8> {
     let Some(object) = live else {
         return ABSENT.to_vec();
     };
     let mut fields = Ownership::of(object, manager).into_ours();
-    if let Ok(Seen {
+    if let Some(Seen {
         fields: Some(before), ..
-    }) = serde_json::from_slice(carried)
+    }) = Seen::decode(carried)
     {
         let into = fields.get_or_insert_with(FieldSet::new);
         ownership::merge(into, &before);
@@ -161,23 +150,21 @@ pub fn fingerprint(live: Option<&Json>, manager: &str, carried: &[u8]) -> Vec<u8
         Json::Object(f) => f,
         _ => unreachable!("a sorted object is an object"),
     });
-    let seen = Seen {
-        digest: digest(object, fields.as_ref()),
-        fields,
-    };
-    serde_json::to_vec(&seen).expect("JSON always serializes")
+    let sha256 = digest(object, fields.as_ref());
+    Seen::new(fields, &sha256).encode()
 }
 
 /// Whether `live` is still what the fingerprint `seen` recorded.
 fn unchanged(live: Option<&Json>, seen: &[u8]) -> bool {
-    match (live, serde_json::from_slice::<Seen>(seen)) {
+    match (live, Seen::decode(seen)) {
         (None, _) => seen == ABSENT,
-        (Some(object), Ok(seen)) => digest(object, seen.fields.as_ref()) == seen.digest,
-        (Some(_), Err(_)) => false,
+        (Some(object), Some(seen)) => seen.matches(&digest(object, seen.fields.as_ref())),
+        (Some(_), None) => false,
     }
 }
 
-fn digest(object: &Json, fields: Option<&FieldSet>) -> String {
+/// The SHA-256 of the canonical JSON of what the fingerprint covers.
+fn digest(object: &Json, fields: Option<&FieldSet>) -> [u8; 32] {
     let content = match fields {
         Some(fields) => serde_json::json!({
             "uid": object.pointer("/metadata/uid"),
@@ -187,11 +174,7 @@ fn digest(object: &Json, fields: Option<&FieldSet>) -> String {
         None => whole_content(object),
     };
     let canonical = serde_json::to_vec(&sorted(&content)).expect("JSON always serializes");
-    let hex: String = Sha256::digest(&canonical)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("sha256:{hex}")
+    Sha256::digest(&canonical).into()
 }
 
 fn whole_content(object: &Json) -> Json {

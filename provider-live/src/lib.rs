@@ -29,6 +29,7 @@ pub mod patch;
 pub mod plan;
 pub mod provider;
 pub mod resource;
+pub mod seen;
 pub mod stop;
 pub mod timeouts;
 
