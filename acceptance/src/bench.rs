@@ -65,6 +65,40 @@ pub fn verbs(by_verb: &std::collections::BTreeMap<String, u64>) -> String {
         .join(", ")
 }
 
+/// Creates ConfigMaps `c-0` .. `c-<n-1>` (data `index`, as the benchmarks' configurations
+/// write them) carrying `labels` in namespace `ns`, with one kubectl call.
+pub fn create_config_maps(
+    cluster: &crate::Cluster,
+    ns: &str,
+    n: usize,
+    labels: &[(&str, &str)],
+) -> Result<(), String> {
+    let labels: serde_json::Map<String, serde_json::Value> = labels
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
+        .collect();
+    let items: Vec<_> = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": format!("c-{i}"), "namespace": ns, "labels": labels},
+                "data": {"index": i.to_string()},
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let file = dir.path().join("config-maps.json");
+    std::fs::write(&file, list.to_string()).map_err(|e| e.to_string())?;
+    let out = cluster.kubectl(&["create", "--validate=false", "-f", &file.to_string_lossy()]);
+    if out.success() {
+        Ok(())
+    } else {
+        Err(format!("creating {n} ConfigMaps failed:\n{out}"))
+    }
+}
+
 /// A progress line on stderr, with the seconds since `start`.
 pub fn step(start: std::time::Instant, what: &str) {
     eprintln!("[{:>7.1} s] {what}", start.elapsed().as_secs_f64());

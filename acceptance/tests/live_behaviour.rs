@@ -53,8 +53,9 @@ fn estate_label_decides_adopt_refuse_or_import() {
     work.write(&config_map("ours", "ours", ns, &[("k", "after")]));
     let out = work.apply_ok("adopt");
     assert!(
-        out.combined()
-            .contains(&format!("Adopting existing ConfigMap \"{ns}/ours\"")),
+        out.combined().contains(&format!(
+            "ConfigMap \"{ns}/ours\" already exists and carries this estate's label"
+        )),
         "no adoption warning:\n{out}"
     );
     let ours = cluster.get_json(&["configmap", "ours", "-n", ns]);

@@ -116,10 +116,12 @@ impl From<GuardError> for Diagnostic {
     }
 }
 
-/// The warning a plan and an apply give when they adopt an object.
+/// The warning a plan and an apply give when they adopt an object. The summary is the same for
+/// every object, so the engine folds the warnings of a large recovery into one ("and 999 more
+/// similar warnings"); the detail names the object.
 pub fn adopt_warning(object: &ObjectRef, estate: &str) -> Diagnostic {
     Diagnostic::warning(
-        format!("Adopting existing {object}"),
+        "Adopting an existing object of this estate",
         format!(
             "{object} already exists and carries this estate's label tofu-estate={estate} (an earlier \
              apply created it but its state was not saved). It is adopted: the configuration is \

@@ -12,38 +12,14 @@ use std::time::Instant;
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
-use serde_json::json;
 
 const DEFAULT_SIZES: [usize; 1] = [1000];
-
-/// Creates `n` ConfigMaps labelled `bench=query` (and no estate) in `ns`, with one kubectl call.
-fn create_config_maps(cluster: &Cluster, ns: &str, n: usize) -> Result<(), String> {
-    let items: Vec<_> = (0..n)
-        .map(|i| {
-            json!({
-                "apiVersion": "v1",
-                "kind": "ConfigMap",
-                "metadata": {"name": format!("c-{i}"), "namespace": ns, "labels": {"bench": "query"}},
-                "data": {"index": i.to_string()},
-            })
-        })
-        .collect();
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let file = dir.path().join("config-maps.json");
-    fs::write(&file, list.to_string()).map_err(|e| e.to_string())?;
-    let out = cluster.kubectl(&["create", "--validate=false", "-f", &file.to_string_lossy()]);
-    if out.success() {
-        Ok(())
-    } else {
-        Err(format!("creating {n} ConfigMaps failed:\n{out}"))
-    }
-}
 
 /// Lists `n` unlabelled ConfigMaps once; the table row of what it took.
 fn measure(cluster: &Cluster, n: usize) -> Result<String, String> {
     let ns = ScratchNamespace::create(cluster, "bench-query");
-    create_config_maps(cluster, &ns.name, n)?;
+    // Labelled `bench=query` and no estate.
+    acceptance::bench::create_config_maps(cluster, &ns.name, n, &[("bench", "query")])?;
     let work = LiveDir::new("bench-query", cluster.kubeconfig());
     fs::write(
         work.path().join("bench.tfquery.hcl"),
