@@ -3,8 +3,12 @@
 //! 1,000, 10,000) it times `apply` (create) and `plan` (refresh, no changes) of choudoufu/live
 //! and, side by side in the same run, of the floor: the same number of the engine's built-in
 //! `terraform_data` resources, which start no provider process, so the floor is the engine's own
-//! cost. Runs alternate (live, floor, floor, live, ...) and the medians of a few rounds are
-//! compared (1 round from 10,000 objects up: such an apply takes minutes).
+//! cost. Beside them runs a plugin with a minimal schema and state: as many `echo_message`
+//! resources of the runtime's `echo_provider` example, whose every plan and apply is the same
+//! gRPC round trip any provider makes, so the engine's cost of a plugin as such shows apart from
+//! what live's larger schema and state add. Runs alternate (live, floor, plugin, then plugin,
+//! floor, live, ...) and the medians of a few rounds are compared (1 round from 10,000 objects
+//! up: such an apply takes minutes).
 //!
 //! For the live runs it also prints the API requests by verb (from the API server's `/metrics`,
 //! on either server) and what the provider processes themselves spent, CPU time (user + system)
@@ -57,6 +61,8 @@ struct Row {
     phase: &'static str,
     live_s: f64,
     floor_s: f64,
+    /// The `echo_provider` plugin's run.
+    plugin_s: f64,
     /// The engine's own CPU time: of the live runs without their providers', of the floor's.
     live_engine_cpu_s: f64,
     floor_engine_cpu_s: f64,
@@ -71,6 +77,7 @@ struct Row {
 struct Rounds {
     live_s: Vec<f64>,
     floor_s: Vec<f64>,
+    plugin_s: Vec<f64>,
     live_engine_cpu_s: Vec<f64>,
     floor_engine_cpu_s: Vec<f64>,
     provider: Vec<PhaseUsage>,
@@ -86,6 +93,7 @@ impl Rounds {
             phase,
             live_s: median(&self.live_s),
             floor_s: median(&self.floor_s),
+            plugin_s: median(&self.plugin_s),
             live_engine_cpu_s: median(&self.live_engine_cpu_s),
             floor_engine_cpu_s: median(&self.floor_engine_cpu_s),
             requests: self.requests,
@@ -113,6 +121,41 @@ fn floor_body(n: usize) -> String {
         "resource \"terraform_data\" \"c\" {{\n  count = {n}\n  \
          input = {{ name = \"c-${{count.index}}\", index = tostring(count.index) }}\n}}\n"
     )
+}
+
+/// The minimal plugin's configuration: as many `echo_message` resources.
+fn plugin_body(n: usize) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    echo = {{\n      source = \"{}/echo\"\n    }}\n  }}\n}}\n\n\
+         resource \"echo_message\" \"c\" {{\n  count = {n}\n  input = \"c-${{count.index}}\"\n}}\n",
+        acceptance::mirror::NAMESPACE
+    )
+}
+
+/// The three configurations a round runs.
+#[derive(Clone, Copy)]
+struct Engines<'a> {
+    live: &'a Engine,
+    floor: &'a Engine,
+    plugin: &'a Engine,
+}
+
+/// Which of them.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Live,
+    Floor,
+    Plugin,
+}
+
+impl Side {
+    fn name(self) -> &'static str {
+        match self {
+            Side::Live => "live",
+            Side::Floor => "floor",
+            Side::Plugin => "plugin",
+        }
+    }
 }
 
 /// Wall time and CPU time of one engine run.
@@ -159,6 +202,8 @@ const PLAN_CREATES: [&str; 2] = ["plan", "-input=false"];
 struct Bench<'a> {
     cluster: &'a Cluster,
     meter: &'a ProviderMeter,
+    /// Where the engine takes the `echo_provider` plugin from (its own usage is not reported).
+    plugin: &'a ProviderMeter,
     start: Instant,
 }
 
@@ -173,8 +218,20 @@ impl Bench<'_> {
         if !init.success() {
             return Err(format!("init of the floor failed:\n{init}"));
         }
+        // A plugin from `dev_overrides` needs no init.
+        let plugin_dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        fs::write(plugin_dir.path().join("main.tf"), plugin_body(n)).map_err(|e| e.to_string())?;
+        let plugin = self
+            .plugin
+            .wrap(Engine::new(plugin_dir.path()))
+            .timeout(std::time::Duration::from_secs(3600));
+        let engines = Engines {
+            live: &engine,
+            floor: &floor,
+            plugin: &plugin,
+        };
         if n > MAX_APPLY {
-            return Ok(vec![self.adoption(live, (&engine, &floor), n)?]);
+            return Ok(vec![self.adoption(live, engines, n)?]);
         }
         let rounds = rounds(n);
         // Deleted (without waiting) when dropped, also on an error.
@@ -182,21 +239,21 @@ impl Bench<'_> {
         let mut apply = Rounds::default();
         for round in 0..rounds {
             if let Some(ns) = namespace.take() {
-                self.reset(live.path(), floor_dir.path(), &ns.name)?;
+                self.reset(&[live.path(), floor_dir.path(), plugin_dir.path()], &ns.name)?;
             }
             let ns = namespace.insert(ScratchNamespace::create(self.cluster, "bench"));
             live.write(&live_body(n, &ns.name));
-            self.round(&mut apply, (&engine, &floor), &APPLY, n, (round, rounds))?;
+            self.round(&mut apply, engines, &APPLY, n, (round, rounds))?;
         }
         let mut plan = Rounds::default();
         for round in 0..rounds {
-            self.round(&mut plan, (&engine, &floor), &PLAN, n, (round, rounds))?;
+            self.round(&mut plan, engines, &PLAN, n, (round, rounds))?;
         }
         Ok(vec![apply.row(n, "apply"), plan.row(n, "plan")])
     }
 
     /// The plan of `n` creates that adopt existing objects, against the floor's `n` creates.
-    fn adoption(&self, live: &LiveDir, engines: (&Engine, &Engine), n: usize) -> Result<Row, String> {
+    fn adoption(&self, live: &LiveDir, engines: Engines<'_>, n: usize) -> Result<Row, String> {
         // Deleted (without waiting) when dropped, also on an error.
         let ns = ScratchNamespace::create(self.cluster, "bench");
         step(
@@ -213,24 +270,24 @@ impl Bench<'_> {
         Ok(plan.row(n, "adopt"))
     }
 
-    /// One round of `args`: live then floor, or floor then live (by turns).
+    /// One round of `args`: live, floor, plugin, or the other way round (by turns).
     fn round(
         &self,
         into: &mut Rounds,
-        (live, floor): (&Engine, &Engine),
+        engines: Engines<'_>,
         args: &[&str],
         n: usize,
         (round, rounds): (usize, usize),
     ) -> Result<(), String> {
-        let live_first = round % 2 == 0;
-        for live_turn in [live_first, !live_first] {
-            let what = format!(
-                "{n} ConfigMaps: {}, {}",
-                args[0],
-                if live_turn { "live" } else { "floor" }
-            );
+        let mut order = [Side::Live, Side::Floor, Side::Plugin];
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for side in order {
+            let what = format!("{n} ConfigMaps: {}, {}", args[0], side.name());
             step(self.start, &format!("{what}, round {}/{rounds}", round + 1));
-            if live_turn {
+            if side == Side::Live {
+                let live = engines.live;
                 // Provider processes of an earlier, failed run are not this run's.
                 self.meter.take()?;
                 let (timing, counted) = self.cluster.count_requests(|| timed(live, args, &what));
@@ -240,23 +297,26 @@ impl Bench<'_> {
                 into.live_engine_cpu_s.push(timing.cpu_s - provider.cpu_s);
                 into.requests = counted;
                 into.provider.push(provider);
-            } else {
-                let timing = timed(floor, args, &what)?;
+            } else if side == Side::Floor {
+                let timing = timed(engines.floor, args, &what)?;
                 into.floor_s.push(timing.wall_s);
                 into.floor_engine_cpu_s.push(timing.cpu_s);
+            } else {
+                into.plugin_s.push(timed(engines.plugin, args, &what)?.wall_s);
+                self.plugin.take()?;
             }
         }
         Ok(())
     }
 
-    /// Forgets an applied round: the live objects with their namespace, both state files.
-    fn reset(&self, live: &Path, floor: &Path, ns: &str) -> Result<(), String> {
+    /// Forgets an applied round: the live objects with their namespace, the state files in `dirs`.
+    fn reset(&self, dirs: &[&Path], ns: &str) -> Result<(), String> {
         step(
             self.start,
             &format!("deleting namespace {ns} and the state files"),
         );
         self.delete_namespace(ns);
-        for dir in [live, floor] {
+        for dir in dirs {
             for file in ["terraform.tfstate", "terraform.tfstate.backup"] {
                 let path = dir.join(file);
                 if path.exists() {
@@ -327,11 +387,13 @@ fn mib(kib: u64) -> f64 {
 
 fn print_rows(rows: &[Row]) {
     println!(
-        "{:>7} | {:<5} | {:>7} | {:>7} | {:>5} | {:>15} | {:>12} | {:>9} | {:>8} | {:>5} | {:>8} | requests by verb",
+        "{:>7} | {:<5} | {:>7} | {:>7} | {:>5} | {:>8} | {:>5} | {:>15} | {:>12} | {:>9} | {:>8} | {:>5} | {:>8} | requests by verb",
         "objects",
         "phase",
         "live s",
         "floor s",
+        "ratio",
+        "plugin s",
         "ratio",
         "engine CPU s",
         "provider CPU",
@@ -340,17 +402,19 @@ fn print_rows(rows: &[Row]) {
         "procs",
         "requests"
     );
-    println!("{:>49}", "live / floor");
-    println!("{}", "-".repeat(132));
+    println!("{:>68}", "live / floor");
+    println!("{}", "-".repeat(151));
     for row in rows {
         let by_verb = row.requests.by_verb();
         println!(
-            "{:>7} | {:<5} | {:>7.2} | {:>7.2} | {:>5.2} | {:>7.2} / {:>5.2} | {:>10.2} s | {:>9.3} | {:>4.1} MiB | {:>5} | {:>8} | {}",
+            "{:>7} | {:<5} | {:>7.2} | {:>7.2} | {:>5.2} | {:>8.2} | {:>5.2} | {:>7.2} / {:>5.2} | {:>10.2} s | {:>9.3} | {:>4.1} MiB | {:>5} | {:>8} | {}",
             row.objects,
             row.phase,
             row.live_s,
             row.floor_s,
             row.live_s / row.floor_s,
+            row.plugin_s,
+            row.plugin_s / row.floor_s,
             row.live_engine_cpu_s,
             row.floor_engine_cpu_s,
             row.provider.cpu_s,
@@ -370,16 +434,21 @@ fn main() {
     let cluster = Cluster::start();
     step(start, "building and packing the providers, init");
     let live = LiveDir::new(ESTATE, cluster.kubeconfig());
-    let meter = acceptance::build::binary("terraform-provider-live")
-        .map_err(|e| e.to_string())
-        .and_then(|real| ProviderMeter::new("live", &real))
-        .unwrap_or_else(|e| {
-            eprintln!("bench_plan: {e}");
-            std::process::exit(1);
-        });
+    let metered = |type_name: &str, binary: &str| {
+        acceptance::build::binary(binary)
+            .map_err(|e| e.to_string())
+            .and_then(|real| ProviderMeter::new(type_name, &real))
+            .unwrap_or_else(|e| {
+                eprintln!("bench_plan: {e}");
+                std::process::exit(1);
+            })
+    };
+    let meter = metered("live", "terraform-provider-live");
+    let plugin = metered("echo", "echo_provider");
     let bench = Bench {
         cluster: &cluster,
         meter: &meter,
+        plugin: &plugin,
         start,
     };
     let (rows, mut failures) = acceptance::bench::each_size(&sizes, |n| {
