@@ -94,8 +94,11 @@ fn every_example_passes_validate() {
         "provider \"kubernetes\" {\n  estate = \"example\"\n}\n\nprovider \"records\" {\n  estate = \"example\"\n}\n",
     );
     let mut count = 0;
-    let folders = catalog::Kind::ALL.map(catalog::Kind::folder);
-    for kind_folder in folders.into_iter().chain([catalog::FUNCTIONS_FOLDER]) {
+    // List resources' examples are query files: `every_list_example_passes_validate_query`.
+    let folders = (catalog::Kind::ALL.into_iter())
+        .filter(|k| *k != catalog::Kind::ListResource)
+        .map(catalog::Kind::folder);
+    for kind_folder in folders.chain([catalog::FUNCTIONS_FOLDER]) {
         let folder = root.join(docs::EXAMPLES).join(kind_folder);
         for entry in fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())) {
             let example = entry.expect("a directory entry").path();
@@ -128,6 +131,39 @@ fn every_example_passes_validate() {
     assert!(init.success(), "init failed:\n{init}");
     let validate = engine.run(&["validate"]);
     assert!(validate.success(), "an example does not validate:\n{validate}");
+}
+
+/// Every list resource's example as its page shows it, in one root module's query files.
+#[test]
+fn every_list_example_passes_validate_query() {
+    let root = paths::workspace_root();
+    let dir = tempfile::tempdir().expect("a working directory");
+    let mut count = 0;
+    for provider in catalog::providers() {
+        for doc in provider.of_kind(catalog::Kind::ListResource) {
+            let canonical = doc.alias_of.as_deref().unwrap_or(&doc.type_name);
+            let namespaced = docs::namespaced(&provider, canonical);
+            let example = docs::list_example(&root, &doc.type_name, &doc.schema, namespaced)
+                .unwrap_or_else(|e| panic!("{}: {e}", doc.type_name));
+            let file = dir.path().join(format!("{}.tfquery.hcl", doc.type_name));
+            fs::write(&file, example).expect("write a query file");
+            count += 1;
+        }
+    }
+    assert!(count >= 70, "only {count} list resources");
+    fs::write(
+        dir.path().join("main.tf"),
+        format!("{REQUIRED_PROVIDERS}\nprovider \"kubernetes\" {{\n  estate = \"example\"\n}}\n"),
+    )
+    .expect("write main.tf");
+    let engine = Engine::new(dir.path());
+    let init = engine.init();
+    assert!(init.success(), "init failed:\n{init}");
+    let validate = engine.run(&["validate", "-query"]);
+    assert!(
+        validate.success(),
+        "a list example does not validate:\n{validate}"
+    );
 }
 
 const REQUIRED_PROVIDERS: &str = "terraform {\n  required_providers {\n    kubernetes = { source = \"choudoufu/live\" }\n    records    = { source = \"choudoufu/records\" }\n  }\n}\n";

@@ -15,6 +15,8 @@ pub struct ProviderDoc {
     pub resources: Vec<TypeDoc>,
     pub data_sources: Vec<TypeDoc>,
     pub ephemeral_resources: Vec<TypeDoc>,
+    /// List resources (`terraform query`, Terraform 1.14+): the schema is their `config` body's.
+    pub list_resources: Vec<TypeDoc>,
     pub functions: Vec<FunctionDoc>,
 }
 
@@ -33,16 +35,23 @@ pub struct TypeDoc {
     pub schema: Schema,
 }
 
-/// Whether a page documents a resource, a data source or an ephemeral resource.
+/// Whether a page documents a resource, a data source, an ephemeral resource or a list
+/// resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Resource,
     DataSource,
     EphemeralResource,
+    ListResource,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Resource, Kind::DataSource, Kind::EphemeralResource];
+    pub const ALL: [Kind; 4] = [
+        Kind::Resource,
+        Kind::DataSource,
+        Kind::EphemeralResource,
+        Kind::ListResource,
+    ];
 
     /// The folder of its pages under `docs/` and of its examples under `examples/`.
     pub fn folder(self) -> &'static str {
@@ -50,6 +59,7 @@ impl Kind {
             Kind::Resource => "resources",
             Kind::DataSource => "data-sources",
             Kind::EphemeralResource => "ephemeral-resources",
+            Kind::ListResource => "list-resources",
         }
     }
 
@@ -59,15 +69,18 @@ impl Kind {
             Kind::Resource => "Resource",
             Kind::DataSource => "Data Source",
             Kind::EphemeralResource => "Ephemeral Resource",
+            Kind::ListResource => "List Resource",
         }
     }
 
-    /// The hand-written example's file name in its type's folder under `examples/`.
+    /// The hand-written example's file name in its type's folder under `examples/` (a list
+    /// resource's is a query file, which `terraform query` reads).
     pub fn example_file(self) -> &'static str {
         match self {
             Kind::Resource => "resource.tf",
             Kind::DataSource => "data-source.tf",
             Kind::EphemeralResource => "ephemeral-resource.tf",
+            Kind::ListResource => "list-resource.tfquery.hcl",
         }
     }
 }
@@ -90,10 +103,11 @@ impl ProviderDoc {
             Kind::Resource => &self.resources,
             Kind::DataSource => &self.data_sources,
             Kind::EphemeralResource => &self.ephemeral_resources,
+            Kind::ListResource => &self.list_resources,
         }
     }
 
-    /// Resources, data sources, then ephemeral resources, each with its kind.
+    /// Resources, data sources, ephemeral resources, then list resources, each with its kind.
     pub fn types(&self) -> impl Iterator<Item = (Kind, &TypeDoc)> {
         Kind::ALL
             .into_iter()
@@ -112,19 +126,21 @@ pub fn providers() -> Vec<ProviderDoc> {
 fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
     let mut resources = Vec::new();
     for resource in provider.resources() {
-        let canonical = resource.type_name();
-        resources.push(TypeDoc {
-            type_name: canonical.to_string(),
-            alias_of: None,
-            schema: resource.schema(),
-        });
-        for alias in resource.aliases() {
-            resources.push(TypeDoc {
-                type_name: alias.to_string(),
-                alias_of: Some(canonical.to_string()),
-                schema: resource.schema(),
-            });
-        }
+        with_aliases(
+            &mut resources,
+            resource.type_name(),
+            resource.aliases(),
+            resource.schema(),
+        );
+    }
+    let mut list_resources = Vec::new();
+    for list in provider.list_resources() {
+        with_aliases(
+            &mut list_resources,
+            list.type_name(),
+            list.aliases(),
+            list.schema(),
+        );
     }
     let unaliased = |type_name: &str, schema: Schema| TypeDoc {
         type_name: type_name.to_string(),
@@ -149,7 +165,12 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
             signature: f.signature(),
         })
         .collect();
-    for types in [&mut resources, &mut data_sources, &mut ephemeral_resources] {
+    for types in [
+        &mut resources,
+        &mut data_sources,
+        &mut ephemeral_resources,
+        &mut list_resources,
+    ] {
         types.sort_by(|a, b| a.type_name.cmp(&b.type_name));
     }
     functions.sort_by(|a, b| a.name.cmp(&b.name));
@@ -159,8 +180,25 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
         resources,
         data_sources,
         ephemeral_resources,
+        list_resources,
         functions,
     }
+}
+
+/// A type and each of its aliases, which share its schema.
+fn with_aliases(into: &mut Vec<TypeDoc>, canonical: &str, aliases: &[&str], schema: Schema) {
+    for alias in aliases {
+        into.push(TypeDoc {
+            type_name: alias.to_string(),
+            alias_of: Some(canonical.to_string()),
+            schema: schema.clone(),
+        });
+    }
+    into.push(TypeDoc {
+        type_name: canonical.to_string(),
+        alias_of: None,
+        schema,
+    });
 }
 
 /// Every attribute, block, function and function parameter without a description, as

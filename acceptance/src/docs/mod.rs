@@ -1,10 +1,12 @@
 //! The providers' documentation in the registry's layout (`docs/index.md`,
 //! `docs/resources/<type>.md`, `docs/data-sources/<type>.md`,
-//! `docs/ephemeral-resources/<type>.md`, `docs/functions/<function>.md`), generated from the
+//! `docs/ephemeral-resources/<type>.md`, `docs/list-resources/<type>.md`,
+//! `docs/functions/<function>.md`), generated from the
 //! providers' schemas and function signatures so that every argument's text is the description
 //! the engine shows, between hand-written parts: `templates/index.md.tmpl` and, per type or
 //! function, `examples/<folder>/<name>/{resource.tf,import.sh,data-source.tf,
-//! ephemeral-resource.tf,function.tf}`.
+//! ephemeral-resource.tf,list-resource.tfquery.hcl,function.tf}` (a list resource's example is
+//! generated when its config needs no argument).
 //! `make docs` writes the pages; the `docs` test fails when they are stale.
 
 pub mod catalog;
@@ -15,7 +17,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use pages::{EXAMPLES, INDEX_TEMPLATE, Page};
+pub use pages::{EXAMPLES, INDEX_TEMPLATE, Page, list_example, namespaced};
 
 /// The folders of generated pages under `docs/`; any other file there is left alone.
 fn generated_folders() -> impl Iterator<Item = &'static str> {

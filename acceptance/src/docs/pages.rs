@@ -1,6 +1,6 @@
-//! One page per resource, data source and ephemeral resource type and per function, and the
-//! index: the generated reference between hand-written parts (the index template, each type's
-//! or function's example, each resource's import commands).
+//! One page per resource, data source, ephemeral resource and list resource type and per
+//! function, and the index: the generated reference between hand-written parts (the index
+//! template, each type's or function's example, each resource's import commands).
 
 use std::fmt::Write;
 use std::fs;
@@ -10,7 +10,7 @@ use super::DocsError;
 use super::catalog::{FUNCTION_EXAMPLE, FUNCTIONS_FOLDER, FunctionDoc, Kind, ProviderDoc, TypeDoc};
 use super::reference::{self, Owner, one_line};
 use crate::mirror::VERSION;
-use plugin_runtime::Parameter;
+use plugin_runtime::{Parameter, Schema};
 
 /// Where the hand-written parts live, relative to the workspace root.
 pub const INDEX_TEMPLATE: &str = "templates/index.md.tmpl";
@@ -33,9 +33,24 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
         Kind::DataSource | Kind::EphemeralResource => {
             read_part(root, kind.folder(), canonical, kind.example_file())?
         }
+        Kind::ListResource => {
+            let namespaced = namespaced(provider, canonical);
+            list_example(root, canonical, &doc.schema, namespaced)?
+        }
     };
     let example = rename(written.clone());
-    let description = &doc.schema.block.description;
+    let mut description = doc.schema.block.description.clone();
+    if kind == Kind::ListResource {
+        let _ = write!(
+            description,
+            "\n\nA `list` block in a `.tfquery.hcl` file, read by `terraform query` (Terraform 1.14 \
+             and later; OpenTofu has no list resources). Its arguments go in the block's `config` \
+             body. Each result carries the identity of resource type [`{0}`](../resources/{0}.md), \
+             so an `import` block with that identity, or `terraform query -generate-config-out`, \
+             brings the object under management.",
+            doc.type_name
+        );
+    }
     let mut text = String::new();
     let _ = write!(
         text,
@@ -44,7 +59,7 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
         name = doc.type_name,
         title = kind.title(),
         source = provider.source(),
-        summary = first_paragraph(description),
+        summary = first_paragraph(&description),
     );
     if let Some(of) = &doc.alias_of {
         let _ = write!(
@@ -173,6 +188,57 @@ fn read_part(root: &Path, folder: &str, type_name: &str, file: &str) -> Result<S
             source,
         },
     })
+}
+
+/// Whether the objects of resource type `type_name` live in a namespace: its `metadata` block
+/// has a `namespace` (true when the provider has no such typed resource).
+pub fn namespaced(provider: &ProviderDoc, type_name: &str) -> bool {
+    let resource = provider
+        .of_kind(Kind::Resource)
+        .iter()
+        .find(|t| t.type_name == type_name);
+    let Some(resource) = resource else {
+        return true;
+    };
+    let metadata = resource
+        .schema
+        .block
+        .blocks
+        .iter()
+        .find(|b| b.type_name == "metadata");
+    metadata.is_none_or(|m| m.block.attributes.iter().any(|a| a.name == "namespace"))
+}
+
+/// A list resource's example: its hand-written query file, else one `list` block with the
+/// filters its `config` takes (they are the same for every typed list resource; a namespace
+/// only where the objects have one). A type whose config requires an argument needs the
+/// hand-written file.
+pub fn list_example(
+    root: &Path,
+    type_name: &str,
+    schema: &Schema,
+    namespaced: bool,
+) -> Result<String, DocsError> {
+    let kind = Kind::ListResource;
+    let missing = match read_part(root, kind.folder(), type_name, kind.example_file()) {
+        Err(e @ DocsError::MissingPart { .. }) => e,
+        other => return other,
+    };
+    let attributes = &schema.block.attributes;
+    if attributes.iter().any(|a| a.required) {
+        return Err(missing);
+    }
+    let has = |name: &str| attributes.iter().any(|a| a.name == name);
+    let mut config = String::new();
+    if namespaced && has("namespace") {
+        config.push_str("    namespace      = \"default\"\n");
+    }
+    if has("label_selector") {
+        config.push_str("    label_selector = \"app=web\"\n");
+    }
+    Ok(format!(
+        "list \"{type_name}\" \"found\" {{\n  provider = kubernetes\n  limit    = 100\n\n  config {{\n{config}  }}\n}}\n"
+    ))
 }
 
 /// Where the drop-in corpus keeps one configuration per resource type, written as
