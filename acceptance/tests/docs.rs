@@ -121,16 +121,7 @@ fn every_example_passes_validate() {
         }
     }
     assert!(count >= 11, "only {count} examples");
-    fs::write(
-        dir.path().join("main.tf"),
-        format!("{REQUIRED_PROVIDERS}\n{main}"),
-    )
-    .expect("write main.tf");
-    let engine = Engine::new(dir.path());
-    let init = engine.init();
-    assert!(init.success(), "init failed:\n{init}");
-    let validate = engine.run(&["validate"]);
-    assert!(validate.success(), "an example does not validate:\n{validate}");
+    init_and_validate(dir.path(), &main, &["validate"]);
 }
 
 /// Every list resource's example as its page shows it, in one root module's query files.
@@ -151,19 +142,19 @@ fn every_list_example_passes_validate_query() {
         }
     }
     assert!(count >= 70, "only {count} list resources");
-    fs::write(
-        dir.path().join("main.tf"),
-        format!("{REQUIRED_PROVIDERS}\nprovider \"kubernetes\" {{\n  estate = \"example\"\n}}\n"),
-    )
-    .expect("write main.tf");
-    let engine = Engine::new(dir.path());
+    let main = "provider \"kubernetes\" {\n  estate = \"example\"\n}\n";
+    init_and_validate(dir.path(), main, &["validate", "-query"]);
+}
+
+/// Writes `main` after the required providers as the root module in `dir`, then `init` and
+/// `validate` (with `args`) must pass.
+fn init_and_validate(dir: &Path, main: &str, validate: &[&str]) {
+    fs::write(dir.join("main.tf"), format!("{REQUIRED_PROVIDERS}\n{main}")).expect("write main.tf");
+    let engine = Engine::new(dir);
     let init = engine.init();
     assert!(init.success(), "init failed:\n{init}");
-    let validate = engine.run(&["validate", "-query"]);
-    assert!(
-        validate.success(),
-        "a list example does not validate:\n{validate}"
-    );
+    let validate = engine.run(validate);
+    assert!(validate.success(), "an example does not validate:\n{validate}");
 }
 
 const REQUIRED_PROVIDERS: &str = "terraform {\n  required_providers {\n    kubernetes = { source = \"choudoufu/live\" }\n    records    = { source = \"choudoufu/records\" }\n  }\n}\n";
