@@ -69,6 +69,12 @@ impl Estate {
         format!("{ESTATE_LABEL}={}", self.0)
     }
 
+    /// Label selector matching every object that is not this estate's: unlabelled ones and
+    /// other estates' (`tofu-estate!=<estate>` also matches objects without the label).
+    pub fn others_selector(&self) -> String {
+        format!("{ESTATE_LABEL}!={}", self.0)
+    }
+
     /// The namespace this estate's outputs are recorded in: `tofu-records-<estate>`.
     pub fn records_namespace(&self) -> String {
         format!("{RECORDS_NAMESPACE_PREFIX}{}", self.0)

@@ -1,6 +1,11 @@
 //! Reads within one engine run share one LIST per kind and namespace (with the estate's
-//! label selector); objects the LIST did not cover (unlabelled, another estate's, absent),
-//! and kinds the identity may not list, are read with GET.
+//! label selector). Objects that LIST did not cover (unlabelled, another estate's, absent) are
+//! read with GET, the first few of them: from then on one more LIST, of every object that is
+//! not the estate's, answers the rest, so a plan of N creates reads no object N times (a
+//! GET of an absent object was the provider's largest cost in such an apply) and one read of
+//! a stray object in a crowded namespace still costs one GET. An object in neither listing was
+//! absent when they were made: a plan's read is advice, the guarded write reads it again.
+//! Kinds the identity may not list are read with GET.
 //!
 //! An object this provider wrote (created, applied, patched) is read with GET from then on: the
 //! listing shows it as it was. The listing stays for the others, which a write of one object
@@ -10,10 +15,11 @@
 //! with it, and so does a create the server names (its name is known only afterwards).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use kube::Client;
-use kube_estate::ApiError;
+use kube_estate::{ApiError, Estate};
 use serde_json::Value as Json;
 use tokio::sync::OnceCell;
 
@@ -31,20 +37,34 @@ enum Listing {
     Unlistable,
 }
 
+/// Reads of objects the estate's listing lacks that go to GET, per kind and namespace, before
+/// the rest of the collection is listed instead.
+const GETS_BEFORE_LISTING_THE_REST: usize = 3;
+
+/// What the cache holds of one kind and namespace.
+#[derive(Default)]
+struct Collection {
+    /// The estate's objects.
+    ours: OnceCell<Listing>,
+    /// Every other object, listed once `misses` passed [`GETS_BEFORE_LISTING_THE_REST`].
+    others: OnceCell<Listing>,
+    misses: AtomicUsize,
+}
+
 #[derive(Default)]
 pub struct ReadCache {
-    lists: Mutex<HashMap<Key, Arc<OnceCell<Listing>>>>,
+    lists: Mutex<HashMap<Key, Arc<Collection>>>,
     /// Objects written since the listings were forgotten: (key, name).
     written: Mutex<HashSet<(Key, String)>>,
 }
 
 impl ReadCache {
-    /// The live object, or `None` when absent.
+    /// The live object, or `None` when absent, for a configuration of `estate`.
     pub async fn get(
         &self,
         client: &Client,
         target: &Target,
-        selector: &str,
+        estate: &Estate,
     ) -> Result<Option<Json>, ApiError> {
         let key = key_of(target);
         if self
@@ -55,44 +75,35 @@ impl ReadCache {
         {
             return objects::get(client, target).await;
         }
-        let cell = self
+        let collection = self
             .lists
             .lock()
             .expect("cache lock")
             .entry(key)
             .or_default()
             .clone();
-        let listing = cell
-            .get_or_try_init(|| async {
-                let mut items = HashMap::new();
-                let listed = objects::list(
-                    client,
-                    &target.resource,
-                    target.namespace.as_deref(),
-                    selector,
-                    |o| {
-                        if let Some(name) = name_of(&o) {
-                            items.insert(name.to_string(), o.to_string().into_boxed_str());
-                        }
-                    },
-                )
-                .await;
-                match listed {
-                    Ok(()) => Ok(Listing::Items(items)),
-                    Err(e) if e.is_forbidden() => Ok(Listing::Unlistable),
-                    Err(e) => Err(e),
-                }
-            })
+        let (ours_selector, others_selector) = (estate.selector(), estate.others_selector());
+        let ours = collection
+            .ours
+            .get_or_try_init(|| list(client, target, &ours_selector))
             .await?;
-        // Text this cache wrote always parses; were it not to, a GET reads the object.
-        if let Listing::Items(items) = listing
-            && let Some(object) = items
-                .get(&target.name)
-                .and_then(|text| serde_json::from_str(text).ok())
-        {
+        let Listing::Items(items) = ours else {
+            return objects::get(client, target).await;
+        };
+        if let Some(object) = parsed(items, &target.name) {
             return Ok(Some(object));
         }
-        objects::get(client, target).await
+        if collection.misses.fetch_add(1, Ordering::Relaxed) < GETS_BEFORE_LISTING_THE_REST {
+            return objects::get(client, target).await;
+        }
+        let others = collection
+            .others
+            .get_or_try_init(|| list(client, target, &others_selector))
+            .await?;
+        match others {
+            Listing::Items(items) => Ok(parsed(items, &target.name)),
+            Listing::Unlistable => objects::get(client, target).await,
+        }
     }
 
     /// Reads the object at `target` with GET from now on: called after writing it.
@@ -110,6 +121,33 @@ impl ReadCache {
         lists.clear();
         self.written.lock().expect("cache lock").clear();
     }
+}
+
+/// Lists the collection of `target` with `selector`.
+async fn list(client: &Client, target: &Target, selector: &str) -> Result<Listing, ApiError> {
+    let mut items = HashMap::new();
+    let listed = objects::list(
+        client,
+        &target.resource,
+        target.namespace.as_deref(),
+        selector,
+        |o| {
+            if let Some(name) = name_of(&o) {
+                items.insert(name.to_string(), o.to_string().into_boxed_str());
+            }
+        },
+    )
+    .await;
+    match listed {
+        Ok(()) => Ok(Listing::Items(items)),
+        Err(e) if e.is_forbidden() => Ok(Listing::Unlistable),
+        Err(e) => Err(e),
+    }
+}
+
+/// The object `items` holds under `name` (text this cache wrote, which always parses).
+fn parsed(items: &HashMap<String, Box<str>>, name: &str) -> Option<Json> {
+    serde_json::from_str(items.get(name)?).ok()
 }
 
 fn key_of(target: &Target) -> Key {

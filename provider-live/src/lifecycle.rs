@@ -51,7 +51,7 @@ pub async fn plan_guard(
 ) -> Result<(), Diagnostics> {
     let live = ctx
         .cache
-        .get(&conn.client, target, &conn.estate.selector())
+        .get(&conn.client, target, &conn.estate)
         .await
         .map_err(diag)?;
     admit(check, live.as_ref(), seen, &mut response.diagnostics)?;
@@ -231,7 +231,7 @@ pub async fn refresh(
     };
     let live = ctx
         .cache
-        .get(&conn.client, target, &conn.estate.selector())
+        .get(&conn.client, target, &conn.estate)
         .await
         .map_err(diag)?;
     let new_state = live

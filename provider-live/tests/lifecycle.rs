@@ -692,17 +692,65 @@ async fn an_apply_lists_each_kind_and_namespace_once() {
         cm.refresh().await;
         assert_eq!(cm.state, applied, "a read after the write shows the write");
     }
-    // The first plan's LIST serves every later plan: a write does not forget it. Each object
-    // is read with GET three times: by its plan (a listing of the estate's objects does not
-    // say whether an object of that name exists), by the apply's guard, and, written in this
-    // run, by its refresh.
+    // The first plan's LIST serves every later plan: a write does not forget it. The plans of
+    // the first three objects read them with GET (a listing of the estate's objects does not
+    // say whether an object of that name exists); from the fourth, one LIST of every object
+    // not the estate's answers that. Each object is read with GET by the apply's guard and,
+    // written in this run, by its refresh.
     assert_eq!(
         h.config_map_requests("list").await,
-        1,
-        "one LIST for the whole apply"
+        2,
+        "the estate's objects and the rest, each listed once for the whole apply"
     );
-    assert_eq!(h.config_map_requests("get").await, 3 * MAPS);
+    assert_eq!(h.config_map_requests("get").await, 3 + 2 * MAPS);
     assert_eq!(h.config_map_requests("patch").await, MAPS, "one write each");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_rest_of_a_collection_is_listed_after_a_few_reads_it_lacked() {
+    let h = Harness::start("app").await;
+    namespace(&h, "shop").await;
+    for (name, labels) in [
+        ("legacy-0", json!({"app": "web"})),
+        ("legacy-1", json!({})),
+        ("theirs-0", json!({"tofu-estate": "network"})),
+        ("theirs-1", json!({"tofu-estate": "network"})),
+    ] {
+        h.kubectl_apply(
+            "shop",
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "labels": labels}, "data": {"k": "v"}}),
+        )
+        .await;
+    }
+    h.reset_requests().await;
+    // One run plans six creates: three read with GET, the rest from the LIST of the rest,
+    // which still finds the unlabelled and the other estate's objects.
+    let run = h.resource("kubernetes_config_map").await;
+    let mut refusals = Vec::new();
+    for name in ["new-0", "new-1", "new-2", "legacy-1", "theirs-1", "new-3"] {
+        let mut cm = Instance::new(&h, "kubernetes_config_map", config_map(name, &[("k", "v")])).await;
+        cm.resource = run.clone();
+        match cm.plan().await {
+            Ok(_) => refusals.push(format!("{name}: planned")),
+            Err(d) => refusals.push(format!("{name}: {}", errors(&d))),
+        }
+    }
+    assert_eq!(h.config_map_requests("get").await, 3, "three reads with GET");
+    assert_eq!(h.config_map_requests("list").await, 2, "ours, then the rest");
+    assert!(
+        refusals[0..3].iter().all(|r| r.ends_with("planned")),
+        "{refusals:?}"
+    );
+    assert!(
+        refusals[3].contains("terraform import kubernetes_config_map.<name> \"shop/legacy-1\""),
+        "{refusals:?}"
+    );
+    assert!(
+        refusals[4].contains("network") && refusals[4].contains("shop/theirs-1"),
+        "{refusals:?}"
+    );
+    assert!(refusals[5].ends_with("planned"), "{refusals:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
