@@ -82,10 +82,9 @@ impl ReadCache {
             .entry(key)
             .or_default()
             .clone();
-        let (ours_selector, others_selector) = (estate.selector(), estate.others_selector());
         let ours = collection
             .ours
-            .get_or_try_init(|| list(client, target, &ours_selector))
+            .get_or_try_init(|| async { list(client, target, &estate.selector()).await })
             .await?;
         let Listing::Items(items) = ours else {
             return objects::get(client, target).await;
@@ -98,7 +97,7 @@ impl ReadCache {
         }
         let others = collection
             .others
-            .get_or_try_init(|| list(client, target, &others_selector))
+            .get_or_try_init(|| async { list(client, target, &estate.others_selector()).await })
             .await?;
         match others {
             Listing::Items(items) => Ok(parsed(items, &target.name)),
