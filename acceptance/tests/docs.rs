@@ -132,9 +132,7 @@ fn every_list_example_passes_validate_query() {
     let mut count = 0;
     for provider in catalog::providers() {
         for doc in provider.of_kind(catalog::Kind::ListResource) {
-            let canonical = doc.alias_of.as_deref().unwrap_or(&doc.type_name);
-            let namespaced = docs::namespaced(&provider, canonical);
-            let example = docs::list_example(&root, &doc.type_name, &doc.schema, namespaced)
+            let example = docs::list_example(&root, &provider, doc)
                 .unwrap_or_else(|e| panic!("{}: {e}", doc.type_name));
             let file = dir.path().join(format!("{}.tfquery.hcl", doc.type_name));
             fs::write(&file, example).expect("write a query file");

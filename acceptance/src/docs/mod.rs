@@ -17,7 +17,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use pages::{EXAMPLES, INDEX_TEMPLATE, Page, list_example, namespaced};
+pub use pages::{EXAMPLES, INDEX_TEMPLATE, Page, list_example};
 
 /// The folders of generated pages under `docs/`; any other file there is left alone.
 fn generated_folders() -> impl Iterator<Item = &'static str> {

@@ -10,7 +10,7 @@ use super::DocsError;
 use super::catalog::{FUNCTION_EXAMPLE, FUNCTIONS_FOLDER, FunctionDoc, Kind, ProviderDoc, TypeDoc};
 use super::reference::{self, Owner, one_line};
 use crate::mirror::VERSION;
-use plugin_runtime::{Parameter, Schema};
+use plugin_runtime::Parameter;
 
 /// Where the hand-written parts live, relative to the workspace root.
 pub const INDEX_TEMPLATE: &str = "templates/index.md.tmpl";
@@ -33,10 +33,7 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
         Kind::DataSource | Kind::EphemeralResource => {
             read_part(root, kind.folder(), canonical, kind.example_file())?
         }
-        Kind::ListResource => {
-            let namespaced = namespaced(provider, canonical);
-            list_example(root, canonical, &doc.schema, namespaced)?
-        }
+        Kind::ListResource => list_example(root, provider, doc)?,
     };
     let example = rename(written.clone());
     let mut description = doc.schema.block.description.clone();
@@ -192,7 +189,7 @@ fn read_part(root: &Path, folder: &str, type_name: &str, file: &str) -> Result<S
 
 /// Whether the objects of resource type `type_name` live in a namespace: its `metadata` block
 /// has a `namespace` (true when the provider has no such typed resource).
-pub fn namespaced(provider: &ProviderDoc, type_name: &str) -> bool {
+fn namespaced(provider: &ProviderDoc, type_name: &str) -> bool {
     let resource = provider
         .of_kind(Kind::Resource)
         .iter()
@@ -209,22 +206,30 @@ pub fn namespaced(provider: &ProviderDoc, type_name: &str) -> bool {
     metadata.is_none_or(|m| m.block.attributes.iter().any(|a| a.name == "namespace"))
 }
 
-/// A list resource's example: its hand-written query file, else one `list` block with the
-/// filters its `config` takes (they are the same for every typed list resource; a namespace
-/// only where the objects have one). A type whose config requires an argument needs the
-/// hand-written file.
-pub fn list_example(
-    root: &Path,
-    type_name: &str,
-    schema: &Schema,
-    namespaced: bool,
-) -> Result<String, DocsError> {
+/// A list resource's example, as its page shows it: the hand-written query file of its type
+/// (an alias shows its type's), else one `list` block with the filters its `config` takes
+/// (they are the same for every typed list resource; a namespace only where the objects have
+/// one). A type whose config requires an argument needs the hand-written file.
+pub fn list_example(root: &Path, provider: &ProviderDoc, doc: &TypeDoc) -> Result<String, DocsError> {
+    let type_name = doc.alias_of.as_deref().unwrap_or(&doc.type_name);
     let kind = Kind::ListResource;
-    let missing = match read_part(root, kind.folder(), type_name, kind.example_file()) {
-        Err(e @ DocsError::MissingPart { .. }) => e,
-        other => return other,
+    let written = match read_part(root, kind.folder(), type_name, kind.example_file()) {
+        Err(missing @ DocsError::MissingPart { .. }) => generated_list_example(provider, doc, missing)?,
+        other => other?,
     };
-    let attributes = &schema.block.attributes;
+    Ok(rename_type(&written, type_name, &doc.type_name))
+}
+
+/// The `list` block of [`list_example`] for a type without a hand-written one; `missing` when
+/// its config requires an argument.
+fn generated_list_example(
+    provider: &ProviderDoc,
+    doc: &TypeDoc,
+    missing: DocsError,
+) -> Result<String, DocsError> {
+    let type_name = doc.alias_of.as_deref().unwrap_or(&doc.type_name);
+    let namespaced = namespaced(provider, type_name);
+    let attributes = &doc.schema.block.attributes;
     if attributes.iter().any(|a| a.required) {
         return Err(missing);
     }
