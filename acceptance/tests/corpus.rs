@@ -351,6 +351,13 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     assert!(out.success(), "apply failed:\n{out}");
     let plan = work.run(&[&["plan", "-detailed-exitcode"][..], &parallel[..]].concat());
     assert_eq!(plan.code, 0, "the plan after apply is not empty:\n{plan}");
+    // Controllers keep writing after the apply (the scheduler's node for the pod, a claim's
+    // volume): a refresh takes their Optional+Computed values into state without a diff, and
+    // the import below must find the same.
+    let out = work.run(&[&["apply", "-refresh-only", "-auto-approve"][..], &parallel[..]].concat());
+    assert!(out.success(), "refresh failed:\n{out}");
+    let plan = work.run(&[&["plan", "-detailed-exitcode"][..], &parallel[..]].concat());
+    assert_eq!(plan.code, 0, "the plan after the refresh is not empty:\n{plan}");
 
     let before = resources(&work);
     let types: BTreeSet<&str> = before.values().map(|(t, _)| t.as_str()).collect();
@@ -447,11 +454,29 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
         .iter()
         .filter(|m| !m.type_name.starts_with("kubernetes_namespace"))
         .collect();
-    let targets: Vec<Target> = deleted
+    let mut targets: Vec<Target> = deleted
         .iter()
         .map(|m| kubectl_target(&m.type_name, primary(&after, m).1))
         .collect();
-    kubectl_per_namespace(&cluster, "delete", &targets, &["--wait=true"]);
+    // A volume bound to a claim stays until the claim goes (the pv-protection controller's
+    // finalizer): its claim goes with it, and the plan creates that too.
+    let claims: Vec<Target> = kubectl_get(&cluster, &targets, false)
+        .iter()
+        .filter(|o| o["kind"] == "PersistentVolume")
+        .filter_map(|pv| {
+            let claim = pv.pointer("/spec/claimRef")?;
+            Some((
+                "persistentvolumeclaims".to_string(),
+                Some(claim["namespace"].as_str()?.to_string()),
+                claim["name"].as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    targets.extend(claims);
+    // All deletes first, then the wait: a volume goes only after its claim, which another
+    // kubectl call deletes.
+    kubectl_per_namespace(&cluster, "delete", &targets, &["--wait=false"]);
+    kubectl_per_namespace(&cluster, "wait", &targets, &["--for=delete", "--timeout=110s"]);
     let (plan, summary) = work.engine().plan_json(&["-parallelism=8"]);
     let summary = summary.unwrap_or_else(|| panic!("no plan written:\n{plan}"));
     for m in &deleted {
