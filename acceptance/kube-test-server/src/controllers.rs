@@ -1,7 +1,8 @@
 //! The controllers the recorded cluster ran, reduced to what clients can observe: namespace
 //! contents (`default` ServiceAccount, `kube-root-ca.crt`), namespace deletion, the garbage
-//! collector's finalizers, ServiceAccount token Secrets, ClusterRole aggregation and the
-//! Deployment controller (its model lives in [`crate::rollout`]).
+//! collector's finalizers, ServiceAccount token Secrets and ClusterRole aggregation; and, run by
+//! [`crate::simulation`] like the workload controllers, load-balancer addresses for Services
+//! and Ingresses and the signer of approved CertificateSigningRequests.
 
 use std::time::Duration;
 
@@ -10,11 +11,11 @@ use serde_json::{Value, json};
 
 use crate::meta;
 use crate::resources::{self, ResourceType};
-use crate::state::{Rollout, Shared};
+use crate::simulation::Pass;
+use crate::state::Shared;
 use crate::store::Store;
+use crate::tls::CaMaterial;
 
-/// How long the Deployment controller takes to notice a write.
-const ROLLOUT_DELAY: Duration = Duration::from_millis(300);
 /// How long the garbage collector takes to drop its finalizer from a deleted object.
 const GC_DELAY: Duration = Duration::from_millis(200);
 
@@ -115,36 +116,6 @@ pub fn schedule_finalizer_removal(
     });
 }
 
-/// Lets the Deployment controller ([`crate::rollout`]) catch up with a Deployment shortly after
-/// each write, per the server's rollout mode.
-pub fn schedule_rollout(st: &Shared, deployment: &Value) {
-    if st.rollout() == Rollout::Off {
-        return;
-    }
-    let st = st.clone();
-    let (namespace, name) = crate::store::ns_name(deployment);
-    spawn(async move {
-        tokio::time::sleep(ROLLOUT_DELAY).await;
-        let key = resources::DEPLOYMENTS.key();
-        let mut store = st.store();
-        let mut sets = st.replica_sets.lock().unwrap_or_else(|e| e.into_inner());
-        // Deployments deleted since (with their namespace, say) take their sets with them.
-        let uids: std::collections::HashSet<String> = store
-            .list(&key, None)
-            .filter_map(|d| d["metadata"]["uid"].as_str().map(str::to_string))
-            .collect();
-        sets.retain(|uid| uids.contains(uid));
-        let Some(current) = store.get(&key, &namespace, &name).cloned() else {
-            return;
-        };
-        if let Some(updated) = sets.sync(&current, st.rollout()) {
-            store.put(&key, updated);
-            drop((sets, store));
-            st.written.notify_one();
-        }
-    });
-}
-
 /// The clusterrole-aggregation controller: every ClusterRole with an `aggregationRule` gets the
 /// rules of the roles its selectors match, server-side applied by the controller's manager.
 /// Runs right after each ClusterRole write, so the writer's answer still shows the old rules.
@@ -237,4 +208,198 @@ pub fn fill_service_account_token(st: &Shared, secret: &Value) {
     store.put(&resources::SECRETS.key(), new);
     drop(store);
     st.written.notify_one();
+}
+
+/// Load balancers as `make test-real`'s cluster has them: every Service of type LoadBalancer
+/// without a `loadBalancerClass`, and every Ingress, gets an address from 172.18.255.0/24
+/// (`loadBalancerIP` when asked for), kept while it exists; a Service no longer of that type
+/// loses it.
+pub fn load_balancers(pass: &mut Pass) {
+    let services = pass.list(&resources::SERVICES, None);
+    let ingresses = pass.list(&resources::INGRESSES, None);
+    let address = |o: &Value| {
+        o["status"]["loadBalancer"]["ingress"][0]["ip"]
+            .as_str()
+            .map(str::to_string)
+    };
+    let mut taken: Vec<String> = services.iter().chain(&ingresses).filter_map(address).collect();
+    let wants = |s: &Value| s["spec"]["type"] == "LoadBalancer" && s["spec"]["loadBalancerClass"].is_null();
+    let mut next_free = |wanted: Option<&str>| {
+        let ip = wanted.map(str::to_string).or_else(|| {
+            (1..255)
+                .map(|host| format!("172.18.255.{host}"))
+                .find(|ip| !taken.contains(ip))
+        })?;
+        taken.push(ip.clone());
+        Some(ip)
+    };
+    for service in &services {
+        let ingress = match (wants(service), address(service)) {
+            (true, None) => match next_free(
+                service["spec"]["loadBalancerIP"]
+                    .as_str()
+                    .filter(|ip| !ip.is_empty()),
+            ) {
+                Some(ip) => json!([{"ip": ip, "ipMode": "VIP"}]),
+                None => continue,
+            },
+            (false, Some(_)) => Value::Null,
+            _ => continue,
+        };
+        let mut new = service.clone();
+        new["status"]["loadBalancer"] = if ingress.is_null() {
+            json!({})
+        } else {
+            json!({"ingress": ingress})
+        };
+        pass.update(
+            resources::SERVICES,
+            service,
+            new,
+            "kube-controller-manager",
+            Some("status"),
+        );
+    }
+    for ingress in ingresses.iter().filter(|i| address(i).is_none()) {
+        let Some(ip) = next_free(None) else { continue };
+        let mut new = ingress.clone();
+        new["status"]["loadBalancer"] = json!({"ingress": [{"ip": ip}]});
+        pass.update(
+            resources::INGRESSES,
+            ingress,
+            new,
+            "ingress-controller",
+            Some("status"),
+        );
+    }
+}
+
+/// The key usages each signer of the csrsigning controller allows, and the one it requires.
+const SIGNERS: &[(&str, &[&str], &str)] = &[
+    (
+        "kubernetes.io/kube-apiserver-client",
+        &["digital signature", "key encipherment", "client auth"],
+        "client auth",
+    ),
+    (
+        "kubernetes.io/kube-apiserver-client-kubelet",
+        &["digital signature", "key encipherment", "client auth"],
+        "client auth",
+    ),
+    (
+        "kubernetes.io/kubelet-serving",
+        &["digital signature", "key encipherment", "server auth"],
+        "server auth",
+    ),
+];
+
+/// The certificatesigning controller: an approved request of one of the cluster's signers gets
+/// a certificate from the cluster CA (for `expirationSeconds`, a year by default, backdated
+/// five minutes), or the `Failed` condition when its usages are not the signer's.
+pub fn sign_requests(pass: &mut Pass, ca: &CaMaterial) {
+    for csr in pass.list(&resources::CSRS, None) {
+        let condition = |kind: &str| {
+            csr["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["type"] == kind && c["status"] == "True")
+        };
+        let signed = csr["status"]["certificate"]
+            .as_str()
+            .is_some_and(|c| !c.is_empty());
+        if !condition("Approved") || condition("Denied") || condition("Failed") || signed {
+            continue;
+        }
+        let Some((_, allowed, required)) = SIGNERS
+            .iter()
+            .find(|(name, ..)| csr["spec"]["signerName"] == *name)
+        else {
+            continue;
+        };
+        let usages: Vec<&str> = csr["spec"]["usages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut new = csr.clone();
+        match issue(&csr, &usages, allowed, required, ca, pass.now) {
+            Ok(pem) => {
+                new["status"]["certificate"] = json!(base64::engine::general_purpose::STANDARD.encode(pem))
+            }
+            Err(message) => {
+                let mut conditions = csr["status"]["conditions"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                conditions.push(json!({"type": "Failed", "status": "True", "reason": "SignerValidationFailure",
+                                       "message": message, "lastUpdateTime": pass.time, "lastTransitionTime": pass.time}));
+                new["status"]["conditions"] = json!(conditions);
+            }
+        }
+        pass.update(
+            resources::CSRS,
+            &csr,
+            new,
+            "kube-controller-manager",
+            Some("status"),
+        );
+    }
+}
+
+/// The certificate (PEM) for a request, or why the signer refuses it.
+fn issue(
+    csr: &Value,
+    usages: &[&str],
+    allowed: &[&str],
+    required: &str,
+    ca: &CaMaterial,
+    now: f64,
+) -> Result<String, String> {
+    let refused: Vec<&str> = usages.iter().copied().filter(|u| !allowed.contains(u)).collect();
+    if !refused.is_empty() || !usages.contains(&required) {
+        return Err(format!(
+            "invalid usage for client certificate: usages {usages:?}; {required:?} is required, only {allowed:?} allowed"
+        ));
+    }
+    let request = csr["spec"]["request"].as_str().unwrap_or("");
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(request)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or("the request is not base64-encoded PEM")?;
+    let mut params = rcgen::CertificateSigningRequestParams::from_pem(&pem)
+        .map_err(|e| format!("the request cannot be parsed: {e}"))?;
+    let lifetime = csr["spec"]["expirationSeconds"]
+        .as_i64()
+        .unwrap_or(365 * 24 * 3600);
+    let start = now as i64 - 300;
+    let at =
+        |t: i64| time::OffsetDateTime::from_unix_timestamp(t).unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    params.params.not_before = at(start);
+    params.params.not_after = at(now as i64 + lifetime);
+    params.params.is_ca = rcgen::IsCa::ExplicitNoCa;
+    params.params.serial_number = Some(rcgen::SerialNumber::from(
+        uuid::Uuid::new_v4().as_bytes().to_vec(),
+    ));
+    params.params.key_usages = usages
+        .iter()
+        .filter_map(|u| match *u {
+            "digital signature" => Some(rcgen::KeyUsagePurpose::DigitalSignature),
+            "key encipherment" => Some(rcgen::KeyUsagePurpose::KeyEncipherment),
+            _ => None,
+        })
+        .collect();
+    params.params.extended_key_usages = usages
+        .iter()
+        .filter_map(|u| match *u {
+            "client auth" => Some(rcgen::ExtendedKeyUsagePurpose::ClientAuth),
+            "server auth" => Some(rcgen::ExtendedKeyUsagePurpose::ServerAuth),
+            _ => None,
+        })
+        .collect();
+    let issuer = ca.issuer().map_err(|e| e.to_string())?;
+    let certificate = params.signed_by(&issuer).map_err(|e| format!("signing: {e}"))?;
+    Ok(certificate.pem())
 }

@@ -350,6 +350,11 @@ impl Quantity {
         })
     }
 
+    /// The value as a float (for comparing amounts, as a scheduler does).
+    pub fn as_f64(&self) -> f64 {
+        self.mantissa as f64 * 10f64.powi(self.exponent)
+    }
+
     /// The value as an integer number of `10^exponent` units, if it fits.
     fn scaled(&self, exponent: i32) -> Option<i128> {
         if self.exponent >= exponent {

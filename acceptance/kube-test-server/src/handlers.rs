@@ -443,9 +443,6 @@ impl<'a> Call<'a> {
 
     /// Controllers and persistence that follow a committed write.
     pub fn after_write(&self, obj: &Value) {
-        if self.rt == resources::DEPLOYMENTS {
-            controllers::schedule_rollout(self.st, obj);
-        }
         if self.rt == resources::CLUSTERROLES {
             controllers::aggregate_cluster_roles(self.st);
         }

@@ -13,10 +13,12 @@
 //! [`reviews`] / [`watch`] over [`store`]. A write goes through [`defaults`] (driven by the
 //! recorded OpenAPI in [`schema`]), [`strategy`], [`admission`], [`validation`], [`policies`]
 //! (ValidatingAdmissionPolicy over [`cel`]) and [`allocation`] like the real registry;
-//! [`builtin`] holds the objects a fresh apiserver creates; [`controllers`] and [`rollout`]
-//! play the controller-manager;
-//! [`testing`] serves the `/_test/...` hooks (request counters, injected faults, users,
-//! Deployment rollout mode). `tests/conformance.rs` replays the recorded transcripts.
+//! [`builtin`] holds the objects a fresh apiserver creates; [`controllers`] plays the
+//! controller-manager's parts the recorded cluster ran, and [`simulation`] the rest of a
+//! cluster with nodes ([`rollout`], [`workloads`], [`jobs`], [`storage`], [`scheduler`],
+//! [`kubelet`]), as `make test-real`'s cluster has them, so Pods run;
+//! [`testing`] serves the `/_test/...` hooks (request counters, injected faults, users).
+//! `tests/conformance.rs` replays the recorded transcripts.
 
 pub mod defaults;
 pub mod patch;
@@ -38,8 +40,10 @@ pub mod crd;
 pub mod discovery;
 pub mod handlers;
 pub mod index;
+pub mod jobs;
 pub mod kinds;
 pub mod kubeconfig;
+pub mod kubelet;
 pub mod meta;
 pub mod openapi;
 pub mod policies;
@@ -48,10 +52,13 @@ pub mod request;
 pub mod resources;
 pub mod reviews;
 pub mod rollout;
+pub mod scheduler;
 pub mod semantics;
 pub mod server;
+pub mod simulation;
 pub mod state;
 pub mod status;
+pub mod storage;
 pub mod store;
 pub mod strategy;
 pub mod subresources;
@@ -60,6 +67,7 @@ pub mod telemetry;
 pub mod testing;
 pub mod tls;
 pub mod watch;
+pub mod workloads;
 
 pub use server::{Options, ServerError, TestServer};
-pub use state::Rollout;
+pub use state::Controllers;

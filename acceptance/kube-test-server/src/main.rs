@@ -1,13 +1,14 @@
 //! `kube-test-server`: runs the test API server until killed.
 //!
 //! `kube-test-server --port 0 --kubeconfig PATH [--state FILE] [--user name:group1,group2 ...]
-//! [--rollout ready|never-ready|off]` prints the URL and writes a kubeconfig with a context
-//! per user (`admin` current).
+//! [--controllers nodes|no-nodes|off]` prints the URL and writes a kubeconfig with a context
+//! per user (`admin` current). `--controllers` says what runs beside the API (see
+//! [`Controllers`]): controllers and nodes (the default), the controllers without nodes, or none.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kube_test_server::{Options, Rollout, TestServer};
+use kube_test_server::{Controllers, Options, TestServer};
 
 #[derive(Debug, thiserror::Error)]
 enum CliError {
@@ -15,8 +16,8 @@ enum CliError {
     MissingValue(String),
     #[error("--port: {0:?} is not a port number")]
     BadPort(String),
-    #[error("--rollout: {0:?} is not one of ready, never-ready, off")]
-    BadRollout(String),
+    #[error("--controllers: {0:?} is not one of nodes, no-nodes, off")]
+    BadControllers(String),
     #[error("unknown argument {0:?}")]
     Unknown(String),
     #[error(transparent)]
@@ -53,12 +54,12 @@ fn parse_args() -> Result<Args, CliError> {
                     .collect();
                 options.users.push((name.to_string(), groups));
             }
-            "--rollout" => {
-                options.rollout = match value()?.as_str() {
-                    "ready" => Rollout::Ready,
-                    "never-ready" => Rollout::NeverReady,
-                    "off" => Rollout::Off,
-                    other => return Err(CliError::BadRollout(other.into())),
+            "--controllers" => {
+                options.controllers = match value()?.as_str() {
+                    "nodes" => Controllers::Nodes,
+                    "no-nodes" => Controllers::NoNodes,
+                    "off" => Controllers::Off,
+                    other => return Err(CliError::BadControllers(other.into())),
                 }
             }
             _ => return Err(CliError::Unknown(arg)),

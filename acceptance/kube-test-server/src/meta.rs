@@ -4,7 +4,19 @@ use serde_json::{Map, Value};
 
 /// Now as the apiserver writes `metav1.Time`: RFC 3339 in whole seconds, UTC.
 pub fn now() -> String {
-    let t = time::OffsetDateTime::now_utc();
+    timestamp(epoch_now())
+}
+
+/// A `metav1.Time` (RFC 3339) as seconds since the epoch; None when it is not one.
+pub fn epoch(time: &str) -> Option<f64> {
+    let t = time::OffsetDateTime::parse(time, &time::format_description::well_known::Rfc3339).ok()?;
+    Some(t.unix_timestamp() as f64)
+}
+
+/// Seconds since the epoch as the apiserver writes `metav1.Time` (whole seconds, UTC).
+pub fn timestamp(epoch: f64) -> String {
+    let t = time::OffsetDateTime::from_unix_timestamp(epoch.floor() as i64)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
         t.year(),
@@ -14,6 +26,13 @@ pub fn now() -> String {
         t.minute(),
         t.second()
     )
+}
+
+/// Now as seconds since the epoch, with the fraction.
+pub fn epoch_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 pub fn new_uid() -> String {

@@ -224,6 +224,14 @@ pub const DEPLOYMENTS: ResourceType = rt(
     true,
     &[Tracked, Status, Scale],
 );
+pub const REPLICASETS: ResourceType = rt(
+    APPS,
+    V1,
+    "replicasets",
+    "ReplicaSet",
+    true,
+    &[Tracked, Status, Scale],
+);
 pub const STATEFULSETS: ResourceType = rt(
     APPS,
     V1,
@@ -355,7 +363,7 @@ pub const CSRS: ResourceType = rt(
     false,
     &[Status, Unmanaged],
 );
-/// Nodes: stored as written (no kubelet here; tests create them to taint them).
+/// Nodes: the simulated ones ([`crate::scheduler`]) and any a client creates.
 pub const NODES: ResourceType = rt("", V1, "nodes", "Node", false, &[Status]);
 
 pub const CRDS: ResourceType = rt(
@@ -438,6 +446,7 @@ pub const ALL: &[ResourceType] = &[
     LIMITRANGES,
     RESOURCEQUOTAS,
     DEPLOYMENTS,
+    REPLICASETS,
     STATEFULSETS,
     DAEMONSETS,
     JOBS,

@@ -1,34 +1,30 @@
-//! The Deployment controller, reduced to what clients observe of it: the Deployment's status,
-//! its `deployment.kubernetes.io/revision` annotation and the `kube-controller-manager`
-//! managedFields entry (an Update through `status`), as kube-controller-manager v1.36 writes
-//! them (kube-golden 23-pod-template-annotations).
-//!
-//! ReplicaSets are not served; each Deployment's ReplicaSets are modelled here (size, revision,
-//! the desired/max-replicas annotations) so that rolling updates, `kubectl rollout restart` and
-//! `kubectl scale` in the middle of a rollout count replicas the way the real controller does:
-//! surge and unavailability bounds, clean-up of unhealthy old replicas, proportional scaling.
-//! Pods are never modelled: under [`Rollout::Ready`] every replica is available at once, under
-//! [`Rollout::NeverReady`] none ever is (a cluster without nodes, where Pods stay Pending).
-//! Each sync runs the controller's reconcile steps until nothing moves and writes the result once.
-
-use std::collections::HashMap;
+//! The Deployment controller: it keeps a ReplicaSet per pod template (named by the
+//! `pod-template-hash`, with the `deployment.kubernetes.io/revision`, `desired-replicas` and
+//! `max-replicas` annotations) and sizes them as kube-controller-manager v1.36 does: surge and
+//! unavailability bounds, clean-up of unhealthy old replicas, proportional scaling when the
+//! size changes mid-rollout, the revision history limit. The Deployment's status sums its
+//! ReplicaSets' (whose Pods [`crate::workloads`] makes and [`crate::kubelet`] runs), with the
+//! `Available` and `Progressing` conditions, `ProgressDeadlineExceeded` once the progress
+//! deadline passes without progress; written as `kube-controller-manager` through `status`
+//! (kube-golden 23-pod-template-annotations).
 
 use serde_json::{Value, json};
 
 use crate::meta;
-use crate::semantics::{self, WriteInfo};
-use crate::state::Rollout;
+use crate::resources::{DEPLOYMENTS, REPLICASETS};
+use crate::simulation::{self, Pass};
 
 const REVISION: &str = "deployment.kubernetes.io/revision";
+const DESIRED: &str = "deployment.kubernetes.io/desired-replicas";
+const MAX: &str = "deployment.kubernetes.io/max-replicas";
+const HASH: &str = "pod-template-hash";
 const MANAGER: &str = "kube-controller-manager";
-/// Reconcile rounds per sync; a rollout settles in a handful.
-const MAX_ROUNDS: usize = 50;
 
-/// One modelled ReplicaSet of a Deployment.
+/// One ReplicaSet of a Deployment, as the controller sizes it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReplicaSet {
+struct ReplicaSet {
     /// `<deployment>-<pod-template-hash>`.
-    pub name: String,
+    name: String,
     hash: String,
     revision: i64,
     replicas: i64,
@@ -36,15 +32,44 @@ pub struct ReplicaSet {
     /// and size plus surge when this set was last scaled.
     desired: i64,
     max: i64,
-    /// Creation order (the real controller sorts by creationTimestamp, then name).
-    created: u64,
+    /// `status.availableReplicas`, as the controller last read it.
+    available: i64,
+    /// Creation order: `creationTimestamp`, then (where the controller takes the name) the
+    /// revision, as sets made within a second are in a test (a new set sorts last).
+    created: (String, i64),
+    /// The stored object; None for a set this sync creates.
+    object: Option<Value>,
 }
 
-/// The ReplicaSets of every Deployment, by the Deployment's uid.
-#[derive(Debug, Default)]
-pub struct ReplicaSets {
-    by_deployment: HashMap<String, Vec<ReplicaSet>>,
-    created: u64,
+impl ReplicaSet {
+    fn of(object: &Value) -> ReplicaSet {
+        let annotation = |key: &str| {
+            object["metadata"]["annotations"][key]
+                .as_str()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        ReplicaSet {
+            name: object["metadata"]["name"].as_str().unwrap_or("").to_string(),
+            hash: object["metadata"]["labels"][HASH]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            revision: annotation(REVISION),
+            replicas: object["spec"]["replicas"].as_i64().unwrap_or(1),
+            desired: annotation(DESIRED),
+            max: annotation(MAX),
+            available: object["status"]["availableReplicas"].as_i64().unwrap_or(0),
+            created: (
+                object["metadata"]["creationTimestamp"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+                annotation(REVISION),
+            ),
+            object: Some(object.clone()),
+        }
+    }
 }
 
 /// The parts of a Deployment's spec the controller works from.
@@ -54,6 +79,8 @@ struct Spec {
     unavailable: i64,
     recreate: bool,
     hash: String,
+    /// `revisionHistoryLimit`: old sets kept at size zero.
+    history: usize,
 }
 
 impl Spec {
@@ -73,12 +100,13 @@ impl Spec {
             unavailable: unavailable.min(replicas),
             recreate: spec["strategy"]["type"] == "Recreate",
             hash: template_hash(&spec["template"]),
+            history: spec["revisionHistoryLimit"].as_u64().unwrap_or(10) as usize,
         }
     }
 }
 
 /// An int-or-percent of `total`, percentages rounded up (surge) or down (unavailable).
-fn scaled(value: &Value, total: i64, round_up: bool) -> i64 {
+pub fn scaled(value: &Value, total: i64, round_up: bool) -> i64 {
     match value {
         Value::Number(n) => n.as_i64().unwrap_or(0),
         Value::String(s) => {
@@ -97,7 +125,7 @@ fn scaled(value: &Value, total: i64, round_up: bool) -> i64 {
 /// The pod-template-hash: FNV-1a (32 bits) of the template, its decimal digits spelt in the
 /// apiserver's safe alphabet. The real controller hashes Go's printout of the struct, so the
 /// names differ from a real cluster's; only their shape and stability matter here.
-fn template_hash(template: &Value) -> String {
+pub fn template_hash(template: &Value) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut hash: u32 = 0x811c_9dc5;
     for byte in canonical(template).bytes() {
@@ -128,19 +156,17 @@ fn canonical(value: &Value) -> String {
 }
 
 /// One Deployment's sets while a sync works on them.
-struct Sync<'a> {
+struct Sync {
     spec: Spec,
     name: String,
-    ready: bool,
-    sets: &'a mut Vec<ReplicaSet>,
-    counter: &'a mut u64,
+    sets: Vec<ReplicaSet>,
     /// Something was created or scaled: the rollout made progress this sync.
     moved: bool,
 }
 
-impl Sync<'_> {
+impl Sync {
     fn available(&self, rs: &ReplicaSet) -> i64 {
-        if self.ready { rs.replicas } else { 0 }
+        rs.available.min(rs.replicas)
     }
 
     fn total(&self) -> i64 {
@@ -187,15 +213,17 @@ impl Sync<'_> {
             return i;
         }
         let replicas = self.new_size(0);
-        *self.counter += 1;
+        let name = format!("{}-{}", self.name, self.spec.hash);
         self.sets.push(ReplicaSet {
-            name: format!("{}-{}", self.name, self.spec.hash),
+            created: ("\u{10ffff}".into(), top + 1),
+            name,
             hash: self.spec.hash.clone(),
             revision: top + 1,
             replicas,
             desired: self.spec.replicas,
             max: self.spec.replicas + self.spec.surge,
-            created: *self.counter,
+            available: 0,
+            object: None,
         });
         self.moved = true;
         self.sets.len() - 1
@@ -204,7 +232,7 @@ impl Sync<'_> {
     /// Old sets, oldest first.
     fn old_indices(&self, new: Option<usize>) -> Vec<usize> {
         let mut old: Vec<usize> = (0..self.sets.len()).filter(|i| Some(*i) != new).collect();
-        old.sort_by_key(|i| self.sets[*i].created);
+        old.sort_by_key(|i| self.sets[*i].created.clone());
         old
     }
 
@@ -228,7 +256,7 @@ impl Sync<'_> {
                 .first()
                 .copied()
                 .or(new)
-                .or_else(|| (0..self.sets.len()).max_by_key(|i| self.sets[*i].created));
+                .or_else(|| (0..self.sets.len()).max_by_key(|i| self.sets[*i].created.clone()));
             if let Some(i) = target {
                 self.scale(i, replicas);
             }
@@ -359,101 +387,126 @@ impl Sync<'_> {
             }
         }
     }
+}
 
-    /// Runs reconcile passes until nothing moves.
-    fn settle(&mut self) {
-        for _ in 0..MAX_ROUNDS {
-            let before = self.sets.clone();
-            if self.scaling_event() {
-                self.scale_all();
-            } else {
-                self.roll();
-            }
-            if *self.sets == before {
-                return;
-            }
+/// Syncs every Deployment that is not being deleted.
+pub fn sync(pass: &mut Pass) {
+    for deployment in pass.list(&DEPLOYMENTS, None) {
+        if deployment["metadata"].get("deletionTimestamp").is_none() {
+            sync_one(pass, &deployment);
         }
     }
 }
 
-impl ReplicaSets {
-    /// Brings `deployment` up to date: returns the object with the controller's status,
-    /// revision annotation and managedFields entry, or None when it would not change.
-    pub fn sync(&mut self, deployment: &Value, mode: Rollout) -> Option<Value> {
-        if mode == Rollout::Off || deployment["metadata"].get("deletionTimestamp").is_some() {
-            return None;
-        }
-        let uid = deployment["metadata"]["uid"].as_str().unwrap_or("").to_string();
-        let spec = Spec::of(deployment);
-        let sets = self.by_deployment.entry(uid).or_default();
-        let mut sync = Sync {
-            name: deployment["metadata"]["name"].as_str().unwrap_or("").to_string(),
-            ready: mode == Rollout::Ready,
-            sets,
-            counter: &mut self.created,
-            moved: false,
-            spec,
-        };
-        if sync.sets.is_empty() {
-            seed(&mut sync, deployment);
-        }
-        sync.settle();
-        let mut updated = deployment.clone();
-        let new = sync.new_index().map(|i| sync.sets[i].clone());
-        if let Some(rs) = &new {
-            updated["metadata"]["annotations"][REVISION] = json!(rs.revision.to_string());
-        }
-        updated["status"] = status(&sync, deployment, new.as_ref());
-        if updated == *deployment {
-            return None;
-        }
-        let info = WriteInfo {
-            manager: MANAGER,
-            subresource: Some("status"),
-            time: &meta::now(),
-        };
-        semantics::record_update(Some(deployment), &mut updated, &info);
-        meta::canonicalize(&mut updated);
-        Some(updated)
-    }
-
-    /// Forgets the sets of Deployments that no longer exist.
-    pub fn retain(&mut self, exists: impl Fn(&str) -> bool) {
-        self.by_deployment.retain(|uid, _| exists(uid));
-    }
-}
-
-/// A Deployment the model has not seen (the server restarted from a state file): its current
-/// template's set at its recorded revision, already at full size.
-fn seed(sync: &mut Sync, deployment: &Value) {
-    let Some(revision) = deployment["metadata"]["annotations"][REVISION]
-        .as_str()
-        .and_then(|r| r.parse().ok())
-    else {
-        return;
+/// One `syncDeployment`: one round of scaling (`scale` on a size change, else `rolloutRolling`
+/// or `rolloutRecreate`), its ReplicaSets written, the old ones beyond the history limit
+/// deleted, then the Deployment's revision annotation and status.
+fn sync_one(pass: &mut Pass, deployment: &Value) {
+    let mut sync = Sync {
+        spec: Spec::of(deployment),
+        name: deployment["metadata"]["name"].as_str().unwrap_or("").to_string(),
+        sets: simulation::owned(pass, &REPLICASETS, deployment)
+            .iter()
+            .map(ReplicaSet::of)
+            .collect(),
+        moved: false,
     };
-    let i = sync.new_set();
-    sync.sets[i].revision = revision;
-    sync.sets[i].replicas = sync.spec.replicas;
-    sync.moved = false;
+    if deployment["spec"]["paused"] != true {
+        if sync.scaling_event() {
+            sync.scale_all();
+        } else {
+            sync.roll();
+        }
+    }
+    for rs in &mut sync.sets {
+        rs.object = write_set(pass, deployment, rs);
+    }
+    clean_up(pass, &sync);
+    let new = sync.new_index().map(|i| sync.sets[i].clone());
+    let mut updated = deployment.clone();
+    if let Some(rs) = &new {
+        updated["metadata"]["annotations"][REVISION] = json!(rs.revision.to_string());
+    }
+    updated["status"] = status(pass, &sync, deployment, new.as_ref());
+    pass.update(DEPLOYMENTS, deployment, updated, MANAGER, Some("status"));
 }
 
-/// `calculateStatus` and `syncRolloutStatus`.
-fn status(sync: &Sync, deployment: &Value, new: Option<&ReplicaSet>) -> Value {
+/// Creates or resizes one ReplicaSet as the sync left it; returns it as stored.
+fn write_set(pass: &mut Pass, deployment: &Value, rs: &ReplicaSet) -> Option<Value> {
+    let annotations = json!({
+        DESIRED: rs.desired.to_string(), MAX: rs.max.to_string(), REVISION: rs.revision.to_string(),
+    });
+    let Some(old) = &rs.object else {
+        let mut template = deployment["spec"]["template"].clone();
+        template["metadata"]["labels"][HASH] = json!(rs.hash);
+        let mut selector = deployment["spec"]["selector"].clone();
+        selector["matchLabels"][HASH] = json!(rs.hash);
+        let object = json!({
+            "metadata": {
+                "name": rs.name, "namespace": deployment["metadata"]["namespace"],
+                "labels": template["metadata"]["labels"], "annotations": annotations,
+                "ownerReferences": simulation::owner_reference(deployment, "apps/v1", "Deployment"),
+            },
+            "spec": {
+                "replicas": rs.replicas, "minReadySeconds": deployment["spec"]["minReadySeconds"],
+                "selector": selector, "template": template,
+            },
+        });
+        return pass.create(REPLICASETS, object, MANAGER);
+    };
+    let mut new = old.clone();
+    new["spec"]["replicas"] = json!(rs.replicas);
+    for (key, value) in annotations.as_object().into_iter().flatten() {
+        new["metadata"]["annotations"][key] = value.clone();
+    }
+    Some(pass.update(REPLICASETS, old, new, MANAGER, None))
+}
+
+/// `cleanupDeployment`: old sets with no replicas beyond `revisionHistoryLimit` go, oldest
+/// first.
+fn clean_up(pass: &mut Pass, sync: &Sync) {
+    let new = sync.new_index();
+    let idle: Vec<usize> = sync
+        .old_indices(new)
+        .into_iter()
+        .filter(|i| {
+            let rs = &sync.sets[*i];
+            rs.replicas == 0
+                && rs
+                    .object
+                    .as_ref()
+                    .is_some_and(|o| o["status"]["replicas"].as_i64().unwrap_or(0) == 0)
+        })
+        .collect();
+    let surplus = idle.len().saturating_sub(sync.spec.history);
+    for i in idle.into_iter().take(surplus) {
+        if let Some(object) = &sync.sets[i].object {
+            pass.delete(REPLICASETS, object);
+        }
+    }
+}
+
+/// `calculateStatus` and `syncRolloutStatus`, from the ReplicaSets' own status.
+fn status(pass: &mut Pass, sync: &Sync, deployment: &Value, new: Option<&ReplicaSet>) -> Value {
     let old = &deployment["status"];
     let replicas = sync.spec.replicas;
-    let total = sync.total();
-    let available: i64 = sync.sets.iter().map(|rs| sync.available(rs)).sum();
-    let updated = new.map_or(0, |rs| rs.replicas);
+    let count = |rs: &ReplicaSet, field: &str| {
+        rs.object
+            .as_ref()
+            .map_or(0, |o| o["status"][field].as_i64().unwrap_or(0))
+    };
+    let sum = |field: &str| sync.sets.iter().map(|rs| count(rs, field)).sum::<i64>();
+    let (total, ready, available) = (sum("replicas"), sum("readyReplicas"), sum("availableReplicas"));
+    let updated = new.map_or(0, |rs| count(rs, "replicas"));
     let mut status =
         json!({"observedGeneration": deployment["metadata"]["generation"].as_i64().unwrap_or(1)});
     // Zero counts are left out (omitempty), all but terminatingReplicas.
     for (field, value) in [
         ("replicas", total),
         ("updatedReplicas", updated),
-        ("readyReplicas", available),
+        ("readyReplicas", ready),
         ("availableReplicas", available),
-        ("unavailableReplicas", (total - available).max(0)),
+        ("unavailableReplicas", (sync.total() - available).max(0)),
     ] {
         if value != 0 {
             status[field] = json!(value);
@@ -461,7 +514,7 @@ fn status(sync: &Sync, deployment: &Value, new: Option<&ReplicaSet>) -> Value {
     }
     status["terminatingReplicas"] = json!(0);
 
-    let now = meta::now();
+    let now = pass.time.clone();
     let previous = |kind: &str| {
         old["conditions"]
             .as_array()
@@ -509,6 +562,13 @@ fn status(sync: &Sync, deployment: &Value, new: Option<&ReplicaSet>) -> Value {
         rs.name.as_str()
     });
     let complete = updated == replicas && total == replicas && available == replicas;
+    // `DeploymentProgressing`: more updated, ready or available replicas, or fewer old ones.
+    let was = |field: &str| old[field].as_i64().unwrap_or(0);
+    let progressed = updated > was("updatedReplicas")
+        || total - updated < was("replicas") - was("updatedReplicas")
+        || ready > was("readyReplicas")
+        || available > was("availableReplicas");
+    let deadline = deployment["spec"]["progressDeadlineSeconds"].as_f64();
     let progressing = match previous("Progressing") {
         Some(p) if p["reason"] == "NewReplicaSetAvailable" && total == updated && !sync.moved => p,
         _ if complete => set(
@@ -518,7 +578,28 @@ fn status(sync: &Sync, deployment: &Value, new: Option<&ReplicaSet>) -> Value {
             format!("ReplicaSet \"{rs_name}\" has successfully progressed."),
             false,
         ),
-        Some(p) if !sync.moved => p,
+        Some(p) if !sync.moved && !progressed => {
+            // `DeploymentTimedOut`: no progress for `progressDeadlineSeconds` since the
+            // condition was last updated.
+            let since = p["lastUpdateTime"].as_str().and_then(meta::epoch);
+            match (deadline, since) {
+                (Some(limit), Some(since)) if p["reason"] != "ProgressDeadlineExceeded" => {
+                    if since + limit < pass.now.floor() {
+                        set(
+                            "Progressing",
+                            "False",
+                            "ProgressDeadlineExceeded",
+                            format!("ReplicaSet \"{rs_name}\" has timed out progressing."),
+                            false,
+                        )
+                    } else {
+                        pass.wake_at(since + limit + 1.0);
+                        p
+                    }
+                }
+                _ => p,
+            }
+        }
         _ => set(
             "Progressing",
             "True",
@@ -534,7 +615,12 @@ fn status(sync: &Sync, deployment: &Value, new: Option<&ReplicaSet>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resources::{NAMESPACES, NODES, PODS};
     use crate::selectors::golden::golden;
+    use crate::store::Store;
+    use crate::tls::CaMaterial;
+
+    const NS: &str = "g-23-pod-template-annotations";
 
     /// The recorded Deployment after `step`, as the server stored it.
     fn recorded(step: usize) -> Value {
@@ -553,51 +639,83 @@ mod tests {
         .collect()
     }
 
-    /// A Deployment as step `step` wrote it (before the controller saw the write), with
-    /// `replicas` instead of the recorded size when given.
-    fn written(step: usize, replicas: Option<i64>) -> Value {
+    /// A cluster with the recording's namespace, with the simulated nodes or none.
+    fn cluster(nodes: bool) -> (Store, CaMaterial) {
+        let mut store = Store::new();
+        let time = meta::now();
+        let namespace = json!({"kind": "Namespace", "apiVersion": "v1",
+                               "metadata": {"name": NS, "uid": "ns-uid", "creationTimestamp": time}});
+        store.put(&NAMESPACES.key(), namespace);
+        crate::controllers::populate_namespace(&mut store, "", NS, &time);
+        if nodes {
+            for node in crate::scheduler::nodes(&time) {
+                store.put(&NODES.key(), node);
+            }
+        }
+        (store, CaMaterial::generate().expect("a CA"))
+    }
+
+    /// Stores the Deployment as step `step` wrote it (with `replicas` instead of the recorded
+    /// size when given, and the status the controller left), lets the controllers run, and
+    /// returns it as they left it.
+    fn write(store: &mut Store, ca: &CaMaterial, step: usize, replicas: Option<i64>) -> Value {
         let mut d = recorded(step);
         if let Some(r) = replicas {
             d["spec"]["replicas"] = json!(r);
         }
-        d
+        if let Some(stored) = store.get(&DEPLOYMENTS.key(), NS, "web") {
+            d["status"] = stored["status"].clone();
+            d["metadata"]["annotations"][REVISION] = stored["metadata"]["annotations"][REVISION].clone();
+            d["metadata"]["managedFields"] = stored["metadata"]["managedFields"].clone();
+        }
+        store.put(&DEPLOYMENTS.key(), d);
+        simulation::run(store, ca);
+        store
+            .get(&DEPLOYMENTS.key(), NS, "web")
+            .cloned()
+            .expect("the Deployment")
+    }
+
+    fn sets(store: &Store) -> Vec<Value> {
+        store.list(&REPLICASETS.key(), Some(NS)).cloned().collect()
     }
 
     #[test]
     fn rollout_restart_then_image_change_then_scale_count_like_the_recording() {
-        let mut model = ReplicaSets::default();
+        // No nodes, as recorded: the Pods stay Pending and no replica is ever available.
+        let (mut store, ca) = cluster(false);
         // Step 1: created with 2 replicas; the controller makes revision 1 with 2 replicas.
-        let first = model
-            .sync(&written(1, None), Rollout::NeverReady)
-            .expect("status written");
+        let first = write(&mut store, &ca, 1, None);
         assert_eq!(counts(&first["status"]), counts(&recorded(2)["status"]));
         assert_eq!(first["metadata"]["annotations"][REVISION], "1");
         // Step 2: `kubectl rollout restart` (generation 2): one surge replica of revision 2.
-        let mut restarted = written(2, None);
-        restarted["status"] = first["status"].clone();
-        let second = model
-            .sync(&restarted, Rollout::NeverReady)
-            .expect("status written");
+        let second = write(&mut store, &ca, 2, None);
         assert_eq!(counts(&second["status"]), counts(&recorded(3)["status"]));
         assert_eq!(second["metadata"]["annotations"][REVISION], "2");
-        // Step 4: a new image (generation 3), then step 6: `kubectl scale --replicas=3`
-        // (generation 4): revision 3 takes the extra replica.
-        let mut image = written(4, None);
-        image["status"] = second["status"].clone();
-        let third = model.sync(&image, Rollout::NeverReady).expect("status written");
+        // Step 4: a new image (generation 3), then step 7: `kubectl scale --replicas=3` and an
+        // apply (generation 4): revision 3 takes the extra replica.
+        let third = write(&mut store, &ca, 4, None);
         assert_eq!(third["metadata"]["annotations"][REVISION], "3");
         assert_eq!(third["status"]["replicas"], 3);
-        let mut scaled = third.clone();
-        scaled["spec"]["replicas"] = json!(3);
-        scaled["metadata"]["generation"] = json!(4);
-        let fourth = model.sync(&scaled, Rollout::NeverReady).expect("status written");
+        let fourth = write(&mut store, &ca, 7, Some(3));
         assert_eq!(counts(&fourth["status"]), counts(&recorded(8)["status"]));
+        let newest = sets(&store)
+            .into_iter()
+            .find(|rs| rs["metadata"]["annotations"][REVISION] == "3")
+            .expect("revision 3");
         assert_eq!(
             fourth["status"]["conditions"][1]["message"],
             format!(
                 "ReplicaSet \"{}\" is progressing.",
-                model.by_deployment.values().next().unwrap()[2].name
+                newest["metadata"]["name"].as_str().unwrap()
             )
+        );
+        // Every Pod waits for a node.
+        let pods: Vec<Value> = store.list(&PODS.key(), Some(NS)).cloned().collect();
+        assert_eq!(pods.len(), 4);
+        assert!(
+            pods.iter()
+                .all(|p| p["status"]["conditions"][0]["message"] == "no nodes available to schedule pods")
         );
         // Every field the recording shows the controller owning, it owns here.
         let entry = |d: &Value| {
@@ -615,35 +733,67 @@ mod tests {
     }
 
     #[test]
-    fn ready_rollouts_complete_and_scale_in_place() {
-        let mut model = ReplicaSets::default();
-        let created = model
-            .sync(&written(1, None), Rollout::Ready)
-            .expect("status written");
+    fn with_nodes_rollouts_complete_and_scale_in_place() {
+        let (mut store, ca) = cluster(true);
+        let created = write(&mut store, &ca, 1, None);
         let status = &created["status"];
         assert_eq!(
             (
                 status["availableReplicas"].as_i64(),
                 status["unavailableReplicas"].as_i64()
             ),
-            (Some(2), None)
+            (Some(2), None),
+            "{status}"
         );
         assert_eq!(status["conditions"][0]["status"], "True");
         assert_eq!(status["conditions"][1]["reason"], "NewReplicaSetAvailable");
         // A new template replaces every replica; the old set ends at zero.
-        let mut restarted = written(2, None);
-        restarted["status"] = created["status"].clone();
-        let rolled = model.sync(&restarted, Rollout::Ready).expect("status written");
-        assert_eq!(rolled["status"]["updatedReplicas"], 2);
+        let rolled = write(&mut store, &ca, 2, None);
+        assert_eq!(rolled["status"]["updatedReplicas"], 2, "{}", rolled["status"]);
         assert_eq!(rolled["status"]["replicas"], 2);
         assert_eq!(rolled["metadata"]["annotations"][REVISION], "2");
-        // Synced again without a change: nothing to write.
-        assert_eq!(model.sync(&rolled, Rollout::Ready), None);
+        let sizes: Vec<i64> = sets(&store)
+            .iter()
+            .map(|rs| rs["spec"]["replicas"].as_i64().unwrap())
+            .collect();
+        assert_eq!(sizes.iter().sum::<i64>(), 2, "{sizes:?}");
+        let pods: Vec<Value> = store.list(&PODS.key(), Some(NS)).cloned().collect();
+        assert_eq!(pods.len(), 2);
+        assert!(
+            pods.iter()
+                .all(|p| p["status"]["phase"] == "Running" && p["spec"]["nodeName"].is_string())
+        );
+        // Nothing left to do: no write.
+        assert!(!simulation::run(&mut store, &ca).0);
         // Scaled: the one active set takes the new size.
-        let mut scaled = rolled.clone();
-        scaled["spec"]["replicas"] = json!(5);
-        let bigger = model.sync(&scaled, Rollout::Ready).expect("status written");
+        let bigger = write(&mut store, &ca, 2, Some(5));
         assert_eq!(counts(&bigger["status"])[1..], [5, 5, 0]);
+    }
+
+    #[test]
+    fn a_rollout_without_progress_exceeds_its_deadline() {
+        let (mut store, ca) = cluster(true);
+        let mut broken = recorded(1);
+        broken["spec"]["template"]["spec"]["containers"][0]["image"] = json!("example.com/nonexistent:1");
+        broken["spec"]["progressDeadlineSeconds"] = json!(30);
+        store.put(&DEPLOYMENTS.key(), broken);
+        simulation::run(&mut store, &ca);
+        let stuck = store.get(&DEPLOYMENTS.key(), NS, "web").cloned().unwrap();
+        assert_eq!(stuck["status"]["conditions"][1]["reason"], "ReplicaSetUpdated");
+        let pod = store.list(&PODS.key(), Some(NS)).next().cloned().unwrap();
+        assert_eq!(
+            pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"],
+            "ErrImagePull"
+        );
+        // Half a minute without progress since the condition was last updated.
+        let mut late = stuck.clone();
+        late["status"]["conditions"][1]["lastUpdateTime"] = json!(meta::timestamp(meta::epoch_now() - 31.0));
+        store.put(&DEPLOYMENTS.key(), late);
+        simulation::run(&mut store, &ca);
+        let failed = store.get(&DEPLOYMENTS.key(), NS, "web").cloned().unwrap();
+        let progressing = &failed["status"]["conditions"][1];
+        assert_eq!(progressing["reason"], "ProgressDeadlineExceeded", "{progressing}");
+        assert_eq!(progressing["status"], "False");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::kubeconfig;
 use crate::meta;
 use crate::rbac;
 use crate::resources;
-use crate::state::{Rollout, Shared, State};
+use crate::state::{Controllers, Shared, State};
 use crate::store::{Snapshot, Store};
 use crate::tls::{self, CaMaterial, TlsError};
 
@@ -31,7 +31,8 @@ pub struct Options {
     pub users: Vec<(String, Vec<String>)>,
     /// Load the store from this file at start (if it exists) and save it after writes.
     pub state_file: Option<PathBuf>,
-    pub rollout: Rollout,
+    /// What runs beside the API: by default controllers and nodes, so Pods run.
+    pub controllers: Controllers,
     /// How long a deleted namespace stays Terminating (default 1 s; the recorded cluster
     /// took about 5 s).
     pub namespace_grace: Option<Duration>,
@@ -114,7 +115,7 @@ impl TestServer {
             store,
             ca,
             address.clone(),
-            options.rollout,
+            options.controllers,
             options.state_file.clone(),
             options.namespace_grace.unwrap_or(Duration::from_secs(1)),
         ));
@@ -143,6 +144,7 @@ impl TestServer {
                     if st.state_file.is_some() {
                         tokio::spawn(persist_loop(st.clone()));
                     }
+                    crate::simulation::start(&st);
                     serve(listener, tls_config, st.clone(), rx).await;
                     save_state(&st);
                 });
@@ -196,10 +198,6 @@ impl TestServer {
     /// The request counters `/_test/requests` serves.
     pub fn request_counts(&self) -> Value {
         self.state.telemetry.counters()
-    }
-
-    pub fn set_rollout(&self, mode: Rollout) {
-        *self.state.rollout.lock().unwrap_or_else(|e| e.into_inner()) = mode;
     }
 
     /// A kubeconfig with every user of this server, `current` as the current context
@@ -287,6 +285,15 @@ fn bootstrap(st: &Shared) {
     for (rt, mut obj) in crate::builtin::objects(&time) {
         stamp(&mut obj, &time);
         store.put(&rt.key(), obj);
+    }
+    if st.controllers == Controllers::Nodes {
+        for mut node in crate::scheduler::nodes(&time) {
+            stamp(&mut node, &time);
+            store.put(&resources::NODES.key(), node);
+        }
+        let mut class = crate::storage::standard_class();
+        stamp(&mut class, &time);
+        store.put(&resources::STORAGECLASSES.key(), class);
     }
     for mut obj in rbac::bootstrap_policy() {
         let rt = if obj["kind"] == "ClusterRoleBinding" {

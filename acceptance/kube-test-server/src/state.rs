@@ -5,20 +5,20 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::auth::Authenticator;
-use crate::rollout::ReplicaSets;
 use crate::store::Store;
 use crate::telemetry::Telemetry;
 use crate::tls::CaMaterial;
 
-/// What the Deployment controller does with new Deployments.
+/// Which of a cluster's moving parts run beside the API ([`crate::simulation`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Rollout {
-    /// Status is filled in shortly after each change, with all replicas ready.
+pub enum Controllers {
+    /// The controller manager's workload, storage, service and signing controllers, and nodes
+    /// with a scheduler and a kubelet, as on `make test-real`'s cluster: Pods run.
     #[default]
-    Ready,
-    /// Status is filled in but no replica ever becomes ready or available.
-    NeverReady,
-    /// No Deployment controller, as in the recorded cluster: status stays `{}`.
+    Nodes,
+    /// The controllers without nodes: Pods stay Pending (kube-golden 23 was recorded so).
+    NoNodes,
+    /// None of them, as in most recorded transcripts: status stays as written.
     Off,
 }
 
@@ -28,9 +28,7 @@ pub struct State {
     pub ca: CaMaterial,
     /// `host:port` the server listens on (for `/api`'s serverAddressByClientCIDRs).
     pub address: String,
-    pub rollout: Mutex<Rollout>,
-    /// The Deployment controller's ReplicaSets (not served, see [`crate::rollout`]).
-    pub replica_sets: Mutex<ReplicaSets>,
+    pub controllers: Controllers,
     pub telemetry: Telemetry,
     /// Where the store is saved after writes, if anywhere.
     pub state_file: Option<PathBuf>,
@@ -47,7 +45,7 @@ impl State {
         store: Store,
         ca: CaMaterial,
         address: String,
-        rollout: Rollout,
+        controllers: Controllers,
         state_file: Option<PathBuf>,
         namespace_grace: Duration,
     ) -> Self {
@@ -56,8 +54,7 @@ impl State {
             auth: Authenticator::new(),
             ca,
             address,
-            rollout: Mutex::new(rollout),
-            replica_sets: Mutex::new(ReplicaSets::default()),
+            controllers,
             telemetry: Telemetry::default(),
             state_file,
             written: tokio::sync::Notify::new(),
@@ -68,9 +65,5 @@ impl State {
     /// Locks the store; a panic while it was held leaves it usable (data is plain JSON).
     pub fn store(&self) -> MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    pub fn rollout(&self) -> Rollout {
-        *self.rollout.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -4,13 +4,12 @@
 //! - `POST /_test/faults` `{resource, kind: latency|429|500|conflict|drop, count, verb?, latencyMs?}`;
 //!   `GET` lists pending faults; `DELETE` clears them.
 //! - `POST /_test/users` `{name, groups}` -> `{token}`.
-//! - `POST /_test/rollout` `{mode: ready|never-ready|off}`: the Deployment controller's mode.
 
 use http::Method;
 use serde_json::{Value, json};
 
 use crate::api::{Ctx, Reply};
-use crate::state::{Rollout, Shared};
+use crate::state::Shared;
 use crate::status;
 use crate::telemetry::Fault;
 
@@ -48,19 +47,6 @@ pub fn handle(st: &Shared, ctx: &Ctx, path: &str) -> Reply {
                 .filter_map(|g| g.as_str().map(String::from))
                 .collect();
             Reply::json(201, json!({"token": st.auth.add_user(name, &groups)}))
-        }
-        (&Method::POST, "rollout") => {
-            let mode = match body["mode"].as_str() {
-                Some("ready") => Rollout::Ready,
-                Some("never-ready") => Rollout::NeverReady,
-                Some("off") => Rollout::Off,
-                _ => {
-                    return status::bad_request("invalid rollout mode: want ready, never-ready or off")
-                        .into();
-                }
-            };
-            *st.rollout.lock().unwrap_or_else(|e| e.into_inner()) = mode;
-            Reply::json(200, json!({"mode": body["mode"]}))
         }
         _ => Reply::text(404, "404 page not found\n"),
     }

@@ -38,15 +38,22 @@ impl CaMaterial {
     }
 }
 
+impl CaMaterial {
+    /// The CA as the issuer of certificates it signs.
+    pub fn issuer(&self) -> Result<Issuer<'static, KeyPair>, TlsError> {
+        let ca_key = KeyPair::from_pem(&self.key_pem)?;
+        let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
+        ca_params
+            .distinguished_name
+            .push(DnType::CommonName, "kube-test-server-ca");
+        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        Ok(Issuer::new(ca_params, ca_key))
+    }
+}
+
 /// A rustls server config with a fresh serving certificate for localhost signed by `ca`.
 pub fn server_config(ca: &CaMaterial) -> Result<Arc<rustls::ServerConfig>, TlsError> {
-    let ca_key = KeyPair::from_pem(&ca.key_pem)?;
-    let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
-    ca_params
-        .distinguished_name
-        .push(DnType::CommonName, "kube-test-server-ca");
-    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let issuer = Issuer::new(ca_params, ca_key);
+    let issuer = ca.issuer()?;
 
     let key = KeyPair::generate()?;
     let mut params = CertificateParams::new(vec!["localhost".to_string(), "kubernetes".to_string()])?;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use kube_test_server::client::{Client, ClientResponse};
-use kube_test_server::{Options, Rollout, TestServer};
+use kube_test_server::{Controllers, Options, TestServer};
 use serde_json::{Map, Value, json};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../kube-golden");
@@ -348,10 +348,10 @@ async fn replay(file: &Path, allow: &HashMap<(String, usize), String>) -> Outcom
     // on a loaded machine.
     let controller = ran_deployment_controller(&doc);
     let server = TestServer::start(Options {
-        rollout: if controller {
-            Rollout::NeverReady
+        controllers: if controller {
+            Controllers::NoNodes
         } else {
-            Rollout::Off
+            Controllers::Off
         },
         namespace_grace: Some(Duration::from_secs(2)),
         ..Default::default()

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kube_test_server::{Options, Rollout, TestServer};
+use kube_test_server::{Controllers, Options, TestServer};
 use serde_json::Value;
 
 /// `.tools/bin/kubectl` of the workspace when `make setup` installed it, else `kubectl`.
@@ -360,7 +360,7 @@ fn entry<'a>(object: &'a Value, manager: &str, subresource: Option<&str>) -> Opt
 #[test]
 fn kubectl_rollout_restart_and_scale_next_to_server_side_apply() {
     let Some((_server, dir)) = start(Options {
-        rollout: Rollout::NeverReady,
+        controllers: Controllers::NoNodes,
         ..Default::default()
     }) else {
         return;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use kube_test_server::client::{Client, ClientError};
-use kube_test_server::{Options, Rollout, TestServer};
+use kube_test_server::{Controllers, Options, TestServer};
 use serde_json::json;
 
 const TOKEN: &str = "admin-token-0123456789abcdef";
@@ -166,7 +166,7 @@ fn main() -> Result<(), BenchError> {
         .map_err(BenchError::Runtime)?;
     let before = rss_kib();
     let server = TestServer::start(Options {
-        rollout: Rollout::Off,
+        controllers: Controllers::Off,
         ..Default::default()
     });
     let started = Instant::now();
