@@ -171,5 +171,4 @@ resource "kubernetes_daemon_set_v1" "log_agent" {
     }
   }
 
-  wait_for_rollout = false
 }

@@ -132,5 +132,4 @@ resource "kubernetes_daemonset" "node_exporter" {
     }
   }
 
-  wait_for_rollout = false
 }

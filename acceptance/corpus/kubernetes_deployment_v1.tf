@@ -1,6 +1,7 @@
 # A web Deployment with the pod-spec blocks people write most: affinity,
 # tolerations, topology spread, init containers, probes, security contexts,
-# env from every kind of source and a wide mix of volume types.
+# env from every kind of source and a wide mix of volume types, uploads on a
+# shared claim. One replica per node (required anti-affinity), two nodes.
 
 resource "kubernetes_namespace_v1" "corpus" {
   metadata {
@@ -44,6 +45,23 @@ resource "kubernetes_secret_v1" "web" {
   type = "Opaque"
 }
 
+resource "kubernetes_persistent_volume_claim_v1" "uploads" {
+  metadata {
+    name      = "web-uploads"
+    namespace = kubernetes_namespace_v1.corpus.metadata[0].name
+  }
+
+  spec {
+    access_modes = ["ReadWriteMany"]
+
+    resources {
+      requests = {
+        storage = "2Gi"
+      }
+    }
+  }
+}
+
 resource "kubernetes_deployment_v1" "web" {
   metadata {
     name      = "web"
@@ -58,7 +76,7 @@ resource "kubernetes_deployment_v1" "web" {
   }
 
   spec {
-    replicas                  = 3
+    replicas                  = 2
     revision_history_limit    = 5
     min_ready_seconds         = 10
     progress_deadline_seconds = 600
@@ -496,7 +514,7 @@ resource "kubernetes_deployment_v1" "web" {
           name = "uploads"
 
           persistent_volume_claim {
-            claim_name = "web-uploads"
+            claim_name = kubernetes_persistent_volume_claim_v1.uploads.metadata[0].name
           }
         }
 
@@ -512,5 +530,4 @@ resource "kubernetes_deployment_v1" "web" {
     }
   }
 
-  wait_for_rollout = false
 }

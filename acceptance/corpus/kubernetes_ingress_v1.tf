@@ -1,6 +1,6 @@
 # An Ingress with an ingress class, TLS for two hosts, a default backend,
 # host and path rules using service ports by number and by name, and a
-# resource backend. No load balancer address is waited for.
+# resource backend. The apply waits for its load balancer's address.
 
 resource "kubernetes_namespace_v1" "corpus" {
   metadata {
@@ -135,5 +135,5 @@ resource "kubernetes_ingress_v1" "shop" {
     }
   }
 
-  wait_for_load_balancer = false
+  wait_for_load_balancer = true
 }

@@ -105,5 +105,4 @@ resource "kubernetes_job_v1" "migrate" {
     }
   }
 
-  wait_for_completion = false
 }

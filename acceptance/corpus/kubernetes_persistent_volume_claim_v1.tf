@@ -1,6 +1,6 @@
 # PersistentVolumeClaims: one requesting a named storage class, one binding a
-# pre-provisioned volume by selector, and a raw block claim. None waits to be
-# bound.
+# pre-provisioned volume by selector (the volume is here too), and a raw block
+# claim.
 
 resource "kubernetes_namespace_v1" "corpus" {
   metadata {
@@ -28,7 +28,6 @@ resource "kubernetes_persistent_volume_claim_v1" "uploads" {
     }
   }
 
-  wait_until_bound = false
 }
 
 resource "kubernetes_persistent_volume_claim_v1" "archive" {
@@ -63,7 +62,33 @@ resource "kubernetes_persistent_volume_claim_v1" "archive" {
     }
   }
 
-  wait_until_bound = false
+}
+
+resource "kubernetes_persistent_volume_v1" "archive" {
+  metadata {
+    name = "corpus-archive"
+    labels = {
+      type        = "archive"
+      environment = "production"
+    }
+  }
+
+  spec {
+    capacity = {
+      storage = "100Gi"
+    }
+
+    access_modes                     = ["ReadWriteMany"]
+    persistent_volume_reclaim_policy = "Retain"
+    storage_class_name               = "corpus-manual"
+
+    persistent_volume_source {
+      nfs {
+        server = "nfs.example.com"
+        path   = "/exports/archive"
+      }
+    }
+  }
 }
 
 resource "kubernetes_persistent_volume_claim_v1" "block" {
@@ -84,5 +109,4 @@ resource "kubernetes_persistent_volume_claim_v1" "block" {
     }
   }
 
-  wait_until_bound = false
 }

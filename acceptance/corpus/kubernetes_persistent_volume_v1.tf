@@ -1,7 +1,6 @@
 # PersistentVolumes: a host_path volume pre-bound to a claim (claim_ref) with
 # node affinity and mount options, and a local volume pinned to a node by node
-# affinity. The claim lives in the file's own namespace and does not wait to
-# be bound.
+# affinity. The claim lives in the file's own namespace.
 
 resource "kubernetes_namespace_v1" "corpus" {
   metadata {
@@ -27,7 +26,6 @@ resource "kubernetes_persistent_volume_claim_v1" "data" {
     }
   }
 
-  wait_until_bound = false
 }
 
 resource "kubernetes_persistent_volume_v1" "data" {

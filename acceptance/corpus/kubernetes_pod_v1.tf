@@ -1,6 +1,5 @@
 # A single Pod with a sidecar-style init container, DNS config, host aliases,
-# lifecycle hooks, probes, downward API and ephemeral volumes. target_state
-# accepts Pending so the apply does not wait for a node to run the pod.
+# lifecycle hooks, probes, downward API and ephemeral volumes.
 
 resource "kubernetes_namespace_v1" "corpus" {
   metadata {
@@ -276,5 +275,4 @@ resource "kubernetes_pod_v1" "app" {
     }
   }
 
-  target_state = ["Pending", "Running"]
 }

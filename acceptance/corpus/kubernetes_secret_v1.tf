@@ -76,8 +76,7 @@ resource "kubernetes_secret_v1" "ci_token" {
     }
   }
 
-  type                           = "kubernetes.io/service-account-token"
-  wait_for_service_account_token = false
+  type = "kubernetes.io/service-account-token"
 }
 
 resource "kubernetes_secret_v1" "frozen" {

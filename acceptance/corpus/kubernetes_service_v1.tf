@@ -1,6 +1,6 @@
 # Services of each common type: a ClusterIP service with named target ports and
 # session affinity, a NodePort with local traffic policy, a headless service,
-# and an ExternalName alias. No load balancer is waited for.
+# an ExternalName alias, and a LoadBalancer whose address the apply waits for.
 
 resource "kubernetes_namespace_v1" "corpus" {
   metadata {
@@ -74,7 +74,6 @@ resource "kubernetes_service_v1" "web" {
     }
   }
 
-  wait_for_load_balancer = false
 }
 
 resource "kubernetes_service_v1" "peers" {
@@ -113,5 +112,31 @@ resource "kubernetes_service_v1" "legacy_db" {
   spec {
     type          = "ExternalName"
     external_name = "db.legacy.example.com"
+  }
+}
+
+resource "kubernetes_service_v1" "public" {
+  metadata {
+    name      = "web-public"
+    namespace = kubernetes_namespace_v1.corpus.metadata[0].name
+    annotations = {
+      "service.beta.kubernetes.io/aws-load-balancer-type" = "nlb"
+    }
+  }
+
+  spec {
+    type                    = "LoadBalancer"
+    external_traffic_policy = "Cluster"
+    session_affinity        = "None"
+
+    selector = {
+      app = "web"
+    }
+
+    port {
+      name        = "https"
+      port        = 443
+      target_port = 8443
+    }
   }
 }

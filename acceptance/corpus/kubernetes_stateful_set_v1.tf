@@ -214,5 +214,4 @@ resource "kubernetes_stateful_set_v1" "db" {
     }
   }
 
-  wait_for_rollout = false
 }

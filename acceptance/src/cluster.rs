@@ -1,15 +1,10 @@
 //! The cluster the tests run against: the one `KUBECONFIG` names (a real cluster, e.g. kind), or
 //! else an in-memory kube-test-server started for the test. Tests talk to either the same way,
-//! through kubeconfig files, the engine and kubectl.
-//!
-//! The one difference tests may ask about is whether Pods can run ([`Cluster::runs_pods`]): a
-//! control plane without nodes (`make test-real`) never completes a rollout, so a test whose point
-//! is a wait that must succeed skips itself there through [`Cluster::requires_running_pods`].
+//! through kubeconfig files, the engine and kubectl; both run Pods (the test server simulates
+//! nodes as `make test-real`'s cluster does), so no test asks which one it has.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use kube_test_server::{Options, TestServer};
@@ -126,51 +121,6 @@ impl Cluster {
         assert!(out.success(), "kubectl {}:\n{out}", all.join(" "));
         serde_json::from_str(&out.stdout)
             .unwrap_or_else(|e| panic!("kubectl {} printed no JSON ({e})", all.join(" ")))
-    }
-
-    /// Whether Pods can run, so that rollouts, Jobs and volume claims complete: on the test
-    /// server its Deployment controller makes them ready; on a real cluster, only when a node
-    /// is Ready (a bare control plane has none, and its Pods stay Pending).
-    pub fn runs_pods(&self) -> bool {
-        if self.server.is_some() {
-            return true;
-        }
-        // One answer per test process: nodes do not come and go during a run.
-        static REAL_CLUSTER_RUNS_PODS: OnceLock<bool> = OnceLock::new();
-        *REAL_CLUSTER_RUNS_PODS.get_or_init(|| {
-            let nodes = self.get_json(&["nodes"]);
-            nodes["items"].as_array().into_iter().flatten().any(|node| {
-                node["status"]["conditions"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|c| c["type"] == "Ready" && c["status"] == "True")
-            })
-        })
-    }
-
-    /// The one place a test is skipped: true when Pods can run here; otherwise prints
-    /// `SKIP: <test>: <reason>` (which `scripts/test.sh` counts as skipped) and returns false,
-    /// and the test returns at once. Only for tests whose point is a wait that must succeed
-    /// (a rollout, a Job, a bound claim); a wait that must time out runs everywhere.
-    pub fn requires_running_pods(&self, reason: &str) -> bool {
-        if self.runs_pods() {
-            return true;
-        }
-        let thread = std::thread::current();
-        let test = thread.name().unwrap_or("a test");
-        // Written to the terminal itself, past the harness's capture, as one line of its own.
-        let line = format!("\nSKIP: {test}: {reason} (this cluster cannot run Pods)\n");
-        let _ = std::io::stderr().write_all(line.as_bytes());
-        false
-    }
-
-    /// Whether deleted volumes and claims go away: the pv/pvc-protection controllers remove their
-    /// finalizers. A bare control plane (`make test-real`) does not run them, and neither does
-    /// the test server, which keeps such objects Terminating as that control plane does; tests
-    /// that delete them run [`crate::volume_protection::VolumeProtection`] in their place.
-    pub fn removes_volume_finalizers(&self) -> bool {
-        self.server.is_none() && self.runs_pods()
     }
 
     /// Requests the API server has answered so far, from its `/metrics` (see [`crate::requests`]).

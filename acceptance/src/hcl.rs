@@ -22,18 +22,6 @@ pub fn live_provider(estate: &str, kubeconfig: &Path) -> String {
     )
 }
 
-/// `wait_for_rollout = false` (an attribute line of a `kubernetes_deployment`) on a cluster
-/// whose Pods cannot run, where a rollout never completes; nothing elsewhere. For Deployments
-/// of tests whose point is not the rollout; a test whose point is one uses
-/// [`Cluster::requires_running_pods`] instead.
-pub fn rollout_wait(cluster: &Cluster) -> &'static str {
-    if cluster.runs_pods() {
-        ""
-    } else {
-        "  wait_for_rollout = false\n"
-    }
-}
-
 /// A string literal, escaped for HCL (`${` and `%{` would start a template).
 pub fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);

@@ -18,7 +18,6 @@ pub mod registry;
 pub mod release;
 pub mod requests;
 pub mod scenario;
-pub mod volume_protection;
 
 pub use cluster::Cluster;
 pub use engine::{Engine, EngineOutput, PlanSummary};

@@ -61,8 +61,8 @@ impl Estates {
         for estate in ESTATES {
             copy_module(&examples.join(estate), &dir.path().join(estate))?;
         }
-        let network = engine_for(&dir.path().join("network"), cluster.kubeconfig(), &cluster);
-        let app = engine_for(&dir.path().join("app"), cluster.kubeconfig(), &cluster);
+        let network = engine_for(&dir.path().join("network"), cluster.kubeconfig());
+        let app = engine_for(&dir.path().join("app"), cluster.kubeconfig());
         for (name, engine) in [("network", &network), ("app", &app)] {
             let init = engine.init();
             ensure!(init.success(), "init of {name} failed:\n{init}");
@@ -87,7 +87,7 @@ impl Estates {
 
     /// The engine in `estate`'s working folder, talking to the cluster as the identity of `kubeconfig`.
     pub fn engine_as(&self, estate: &str, kubeconfig: &Path) -> Engine {
-        engine_for(&self.module_dir(estate), kubeconfig, &self.cluster)
+        engine_for(&self.module_dir(estate), kubeconfig)
     }
 
     /// Keeps the scratch folder on disk (for a look after a failure) and says where it is.
@@ -187,18 +187,11 @@ impl Estates {
     }
 }
 
-/// The engine in a working folder. The Deployment's rollout wait is off on a cluster whose Pods
-/// cannot run (the stages are not about rollouts), and wherever `TF_VAR_wait_for_rollout=false`
-/// is in the environment.
-fn engine_for(workdir: &Path, kubeconfig: &Path, cluster: &Cluster) -> Engine {
-    let engine = Engine::new(workdir)
+/// The engine in a working folder, on the cluster of `kubeconfig`.
+fn engine_for(workdir: &Path, kubeconfig: &Path) -> Engine {
+    Engine::new(workdir)
         .env("TF_VAR_kubeconfig", &kubeconfig.to_string_lossy())
-        .timeout(ENGINE_TIMEOUT);
-    if cluster.runs_pods() {
-        engine
-    } else {
-        engine.env("TF_VAR_wait_for_rollout", "false")
-    }
+        .timeout(ENGINE_TIMEOUT)
 }
 
 /// The namespace holding `estate`'s recorded outputs.

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, quote, unique_name};
-use acceptance::volume_protection::VolumeProtection;
 use serde_json::Value;
 
 /// One corpus file: a module of the configuration.
@@ -332,9 +331,6 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     let run = unique_name("r").trim_start_matches("r-").to_string();
     let estate = format!("corpus-{run}");
     let modules = modules(&run);
-    // Volumes and claims of this run lose their protection finalizers once deleted, where no
-    // controller removes them.
-    let _volume_protection = VolumeProtection::start(&cluster, &[&run]);
     let work = LiveDir::new(&estate, cluster.kubeconfig());
     let config = write_modules(work.path(), &modules);
     work.write(&config);

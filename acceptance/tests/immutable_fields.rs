@@ -8,17 +8,15 @@
 //! created in one configuration, then each one's immutable field changes; the plan must replace
 //! every one of them (`["delete","create"]`), that path among the ones it names as the reason
 //! (`replace_paths`), the apply must succeed, the next plan must be empty, and destroy must
-//! clean up. Waits that need controllers a bare control plane lacks (a rollout, a Job's
-//! completion, a claim's binding, a signer) are switched off, and the test itself stands in
-//! for the pv/pvc-protection controllers neither the test server nor a bare control plane
-//! runs (`acceptance::volume_protection`), so the test runs unchanged on the test server and on a real
-//! cluster. A replaced volume or claim keeps its name, so its old object must be gone before
-//! the new one is created.
+//! clean up. Every wait is on, as by default: rollouts, the Job's completion, the Pod's phase,
+//! the request's certificate; only the claim, whose classes no provisioner serves (the point is
+//! the class's name), does not wait to be bound. A replaced volume or claim keeps its name, so
+//! its old object must be gone (the protection controllers let it go) before the new one is
+//! created.
 
 use std::sync::LazyLock;
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
-use acceptance::volume_protection::VolumeProtection;
 use acceptance::{Cluster, PlanSummary, paths};
 use serde_json::{Value, json};
 
@@ -70,6 +68,16 @@ fn pod_template(app: &str, image: &str) -> String {
     )
 }
 
+/// A DaemonSet's `spec.selector` block selecting `app`, and its pods on Linux nodes only (as
+/// the cluster's own; other tests' scratch nodes would get pods no kubelet runs).
+fn selected_on_linux(app: &str) -> String {
+    selected(app).replacen(
+        "      spec {\n",
+        "      spec {\n        node_selector = { \"kubernetes.io/os\" = \"linux\" }\n",
+        1,
+    )
+}
+
 /// A workload kind whose `spec.selector` block selects `app`.
 fn selected(app: &str) -> String {
     format!(
@@ -112,7 +120,7 @@ const CASES: &[Case] = &[
         path: "spec.selector",
         body: |n, s| {
             format!(
-                "{}\n  spec {{\n    replicas = 1\n{}\n  }}\n  wait_for_rollout = false",
+                "{}\n  spec {{\n    replicas = 1\n{}\n  }}",
                 metadata(n, "deployment"),
                 selected(s.pick("deployment-a", "deployment-b"))
             )
@@ -124,9 +132,9 @@ const CASES: &[Case] = &[
         path: "spec.selector",
         body: |n, s| {
             format!(
-                "{}\n  spec {{\n{}\n  }}\n  wait_for_rollout = false",
+                "{}\n  spec {{\n{}\n  }}",
                 metadata(n, "daemon-set"),
-                selected(s.pick("daemon-set-a", "daemon-set-b"))
+                selected_on_linux(s.pick("daemon-set-a", "daemon-set-b"))
             )
         },
     },
@@ -149,7 +157,7 @@ const CASES: &[Case] = &[
         path: "spec.service_name",
         body: |n, s| {
             format!(
-                "{}\n  spec {{\n    replicas     = 1\n    service_name = \"{}\"\n{}\n  }}\n  wait_for_rollout = false",
+                "{}\n  spec {{\n    replicas     = 1\n    service_name = \"{}\"\n{}\n  }}",
                 metadata(n, "stateful-set"),
                 s.pick("first", "second"),
                 selected("stateful-set")
@@ -175,8 +183,7 @@ const CASES: &[Case] = &[
         }}
       }}
     }}
-  }}
-  wait_for_completion = false"#,
+  }}"#,
                 metadata(n, "job"),
                 s.pick("one", "two")
             )
@@ -199,6 +206,8 @@ const CASES: &[Case] = &[
         kind: "PersistentVolumeClaim",
         type_name: "kubernetes_persistent_volume_claim_v1",
         path: "spec.storage_class_name",
+        // Classes of their own that no provisioner serves: the claim stays Pending, so it does
+        // not wait to be bound (the one wait off here; the point is the class's name).
         body: |n, s| {
             format!(
                 r#"{}
@@ -314,10 +323,10 @@ const CASES: &[Case] = &[
         kind: "CertificateSigningRequest",
         type_name: "kubernetes_certificate_signing_request_v1",
         path: "spec",
-        // Not approved: no signer would issue the certificate the approval waits for.
+        // Approved, and signed by the cluster's signer for API clients.
         body: |n, s| {
             format!(
-                "{}\n  spec {{\n    signer_name = \"example.com/nobody\"\n    usages      = {}\n    request     = {}\n  }}\n  auto_approve = false",
+                "{}\n  spec {{\n    signer_name = \"kubernetes.io/kube-apiserver-client\"\n    usages      = {}\n    request     = {}\n  }}",
                 cluster_metadata(n, "request"),
                 s.pick(r#"["client auth"]"#, r#"["client auth", "digital signature"]"#),
                 quote(&CSR)
@@ -374,7 +383,6 @@ const CASES: &[Case] = &[
         kind: "Pod",
         type_name: "kubernetes_pod_v1",
         path: "spec",
-        // Pending is enough: a bare control plane schedules no pod.
         body: |n, s| {
             format!(
                 r#"{}
@@ -383,8 +391,7 @@ const CASES: &[Case] = &[
       name  = "main"
       image = "nginx:{}"
     }}
-  }}
-  target_state = ["Pending", "Running"]"#,
+  }}"#,
                 metadata(n, "pod"),
                 s.pick("1.27", "1.28")
             )
@@ -474,8 +481,6 @@ fn changing_an_immutable_field_replaces_the_object() {
         unique: unique_name("immutable"),
     };
     let dir = LiveDir::new("immutable", cluster.kubeconfig());
-    // Dropped in reverse: destroy first, while deleted volumes are still released.
-    let _volumes = VolumeProtection::start(&cluster, &[&names.unique, &names.namespace]);
     let _destroy = DestroyOnDrop(&dir);
     create_change_and_replace(&dir, &names);
 }

@@ -5,7 +5,7 @@
 //! labels and annotations are kept exactly, the estate label is on every object but never in a
 //! plan, a bad estate fails validate, and a Secret's data never reaches output or logs.
 
-use acceptance::hcl::{LiveDir, ScratchNamespace, quote, rollout_wait, string_map, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, quote, string_map, unique_name};
 use acceptance::{Cluster, EngineOutput};
 use serde_json::Value;
 
@@ -150,8 +150,8 @@ fn stale_plan_is_refused_then_accepted_once_reverted() {
 }
 
 /// A Deployment `web` without `replicas` (an autoscaler owns them), with user labels and
-/// annotations, whose container sets env `REV`; `wait` is [`rollout_wait`]'s line.
-fn web_deployment(ns: &str, rev: &str, wait: &str) -> String {
+/// annotations, whose container sets env `REV`.
+fn web_deployment(ns: &str, rev: &str) -> String {
     format!(
         "resource \"kubernetes_deployment\" \"web\" {{\n  metadata {{\n    name        = \"web\"\n    \
          namespace   = {}\n    labels      = {{ app = \"web\", team = \"shop\" }}\n    \
@@ -159,7 +159,7 @@ fn web_deployment(ns: &str, rev: &str, wait: &str) -> String {
          selector {{\n      match_labels = {{ app = \"web\" }}\n    }}\n    template {{\n      metadata {{\n        \
          labels = {{ app = \"web\" }}\n      }}\n      spec {{\n        container {{\n          name  = \"web\"\n          \
          image = \"registry.k8s.io/pause:3.10\"\n          env {{\n            name  = \"REV\"\n            \
-         value = {}\n          }}\n        }}\n      }}\n    }}\n  }}\n{wait}}}\n",
+         value = {}\n          }}\n        }}\n      }}\n    }}\n  }}\n}}\n",
         quote(ns),
         quote(rev)
     )
@@ -172,7 +172,7 @@ fn fields_of_other_managers_never_become_diffs() {
     let estate = unique_name("est");
     let work = LiveDir::new(&estate, cluster.kubeconfig());
     let ns = ns.name.as_str();
-    work.write(&web_deployment(ns, "1", rollout_wait(&cluster)));
+    work.write(&web_deployment(ns, "1"));
     work.apply_ok("create");
 
     // User labels and annotations are exactly what was configured, plus the estate label.
@@ -217,7 +217,7 @@ fn fields_of_other_managers_never_become_diffs() {
     );
 
     // A change of ours leaves both alone.
-    work.write(&web_deployment(ns, "2", rollout_wait(&cluster)));
+    work.write(&web_deployment(ns, "2"));
     let out = work.apply_ok("update");
     assert!(out.stdout.contains("0 added, 1 changed, 0 destroyed"), "{out}");
     let live = cluster.get_json(&["deployment", "web", "-n", ns]);

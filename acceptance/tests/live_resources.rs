@@ -73,11 +73,11 @@ fn service_account_body(name: &str, ns: &str, rev: u8) -> String {
     )
 }
 
-/// No replicas: the rollout the apply waits for completes on any cluster, one whose Pods never
-/// start included (`make test-real`), and the import sees the same `wait_for_rollout`.
+/// One replica; each apply waits for its rollout, and the import sees the same
+/// `wait_for_rollout`.
 fn deployment_body(name: &str, ns: &str, rev: u8) -> String {
     format!(
-        "{}  spec {{\n    replicas = \"0\"\n    selector {{\n      match_labels = {{ app = \"it\" }}\n    }}\n    \
+        "{}  spec {{\n    replicas = \"1\"\n    selector {{\n      match_labels = {{ app = \"it\" }}\n    }}\n    \
          template {{\n      metadata {{\n        labels = {{ app = \"it\" }}\n      }}\n      spec {{\n        \
          container {{\n          name  = \"main\"\n          image = \"registry.k8s.io/pause:3.10\"\n          \
          env {{\n            name  = \"REV\"\n            value = \"r{rev}\"\n          }}\n        }}\n      \
@@ -374,12 +374,9 @@ fn manifest_lifecycle() {
 #[test]
 fn deployment_apply_waits_for_its_rollout() {
     let cluster = Cluster::start();
-    if !cluster.requires_running_pods("the apply waits until every replica is available") {
-        return;
-    }
     let ns = ScratchNamespace::create(&cluster, "roll");
     let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
-    let body = deployment_body("web", &ns.name, 1).replace("replicas = \"0\"", "replicas = \"2\"");
+    let body = deployment_body("web", &ns.name, 1).replace("replicas = \"1\"", "replicas = \"2\"");
     work.write(&format!(
         "resource \"kubernetes_deployment\" \"web\" {{\n{body}}}\n"
     ));

@@ -7,8 +7,8 @@
 //! that fits nowhere stays Pending with `PodScheduled=False`, reason `Unschedulable` and the
 //! scheduler's message (`0/2 nodes are available: 2 Insufficient cpu.`). Claims of a
 //! `WaitForFirstConsumer` class get the chosen node (`volume.kubernetes.io/selected-node`)
-//! and the pod waits for them to bind. Preferences, spread constraints, pod (anti-)affinity
-//! and preemption are not evaluated.
+//! and the pod waits for them to bind. Required pod (anti-)affinity is evaluated; preferences,
+//! spread constraints and preemption are not.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -326,7 +326,87 @@ fn filter(pod: &Value, node: &Value, usage: &Usage, terms: &[Value]) -> Vec<Stri
     if why.is_empty() && !terms.iter().all(|t| node_selector_matches(t, node)) {
         why.push("node(s) had volume node affinity conflict".into());
     }
+    if why.is_empty() {
+        why.extend(pod_affinity(pod, node, usage));
+    }
     why
+}
+
+/// Required pod affinity and anti-affinity (the pod's, and the placed pods' against it).
+fn pod_affinity(pod: &Value, node: &Value, usage: &Usage) -> Option<String> {
+    let namespace = pod["metadata"]["namespace"].as_str().unwrap_or("");
+    let labels = &node["metadata"]["labels"];
+    let matches = |term: &Value, owner_namespace: &str, other: &Value| {
+        let namespaces: Vec<&str> = term["namespaces"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let other_namespace = other["metadata"]["namespace"].as_str().unwrap_or("");
+        let in_scope = term["namespaceSelector"].is_object()
+            || if namespaces.is_empty() {
+                other_namespace == owner_namespace
+            } else {
+                namespaces.contains(&other_namespace)
+            };
+        in_scope
+            && !term["labelSelector"].is_null()
+            && crate::selectors::LabelSelector::from_label_selector(&term["labelSelector"])
+                .is_ok_and(|s| s.matches_object(other))
+    };
+    // The topology domain of `key` the placed pod `other` is in.
+    let domain = |other: &Value, key: &str| {
+        let name = other["spec"]["nodeName"].as_str().unwrap_or("");
+        usage.node_labels.get(name).and_then(|l| l.get(key)).cloned()
+    };
+    let required = |p: &Value, kind: &str| {
+        p["spec"]["affinity"][kind]["requiredDuringSchedulingIgnoredDuringExecution"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let others: Vec<&Value> = usage
+        .placed
+        .iter()
+        .filter(|o| o["metadata"]["uid"] != pod["metadata"]["uid"])
+        .collect();
+    for term in required(pod, "podAntiAffinity") {
+        let key = term["topologyKey"].as_str().unwrap_or("");
+        if let Some(value) = labels.get(key)
+            && others
+                .iter()
+                .any(|o| matches(&term, namespace, o) && domain(o, key).as_ref() == Some(value))
+        {
+            return Some("node(s) didn't match pod anti-affinity rules".into());
+        }
+    }
+    for other in &others {
+        for term in required(other, "podAntiAffinity") {
+            let key = term["topologyKey"].as_str().unwrap_or("");
+            let owner = other["metadata"]["namespace"].as_str().unwrap_or("");
+            if let Some(value) = labels.get(key)
+                && matches(&term, owner, pod)
+                && domain(other, key).as_ref() == Some(value)
+            {
+                return Some("node(s) didn't satisfy existing pods anti-affinity rules".into());
+            }
+        }
+    }
+    for term in required(pod, "podAffinity") {
+        let key = term["topologyKey"].as_str().unwrap_or("");
+        let matching: Vec<&&Value> = others.iter().filter(|o| matches(&term, namespace, o)).collect();
+        let fits = match labels.get(key) {
+            None => false,
+            // The first pod of a group that selects itself may go anywhere.
+            Some(_) if matching.is_empty() => matches(&term, namespace, pod),
+            Some(value) => matching.iter().any(|o| domain(o, key).as_ref() == Some(value)),
+        };
+        if !fits {
+            return Some("node(s) didn't match pod affinity rules".into());
+        }
+    }
+    None
 }
 
 /// What the pods bound to each node take.
@@ -337,11 +417,18 @@ struct Usage {
     ports: HashMap<String, Vec<(String, i64)>>,
     /// Pods per node and controller uid, to spread a controller's pods.
     siblings: HashMap<(String, String), usize>,
+    /// The pods placed on a node, and each node's labels (for pod affinity).
+    placed: Vec<Value>,
+    node_labels: HashMap<String, Value>,
 }
 
 impl Usage {
-    fn of(pods: &[Value]) -> Usage {
+    fn of(pods: &[Value], nodes: &[Value]) -> Usage {
         let mut usage = Usage::default();
+        for node in nodes {
+            let name = node["metadata"]["name"].as_str().unwrap_or("").to_string();
+            usage.node_labels.insert(name, node["metadata"]["labels"].clone());
+        }
         for pod in pods.iter().filter(|p| !terminal(p)) {
             usage.add(pod);
         }
@@ -367,6 +454,7 @@ impl Usage {
                 .entry((node.to_string(), owner.to_string()))
                 .or_default() += 1;
         }
+        self.placed.push(pod.clone());
     }
 }
 
@@ -374,7 +462,7 @@ impl Usage {
 pub fn sync(pass: &mut Pass) {
     let pods = pass.list(&PODS, None);
     let nodes = simulated(pass);
-    let mut usage = Usage::of(&pods);
+    let mut usage = Usage::of(&pods, &nodes);
     for pod in &pods {
         let spec = &pod["spec"];
         let waiting = spec["nodeName"].as_str().is_none_or(str::is_empty)

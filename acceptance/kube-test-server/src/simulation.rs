@@ -13,7 +13,8 @@
 //! new resourceVersion, so clients and watches see it as they would a real controller's.
 //!
 //! The controllers: [`crate::rollout`] (Deployments), [`crate::workloads`] (ReplicaSets,
-//! StatefulSets, DaemonSets, Jobs), [`crate::storage`] (provisioner, binder, protection),
+//! ReplicationControllers, StatefulSets, DaemonSets, Jobs), [`crate::storage`] (provisioner,
+//! binder, protection, ephemeral volumes),
 //! [`crate::scheduler`] (nodes, scheduling), [`crate::kubelet`] (pod status) and
 //! [`crate::controllers`] (load balancers, signing); the garbage collector's background part
 //! (dependents of deleted owners) is here.
@@ -43,6 +44,7 @@ pub const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
 const WATCHED: &[ResourceType] = &[
     resources::PODS,
     resources::REPLICASETS,
+    resources::REPLICATIONCONTROLLERS,
     resources::DEPLOYMENTS,
     resources::STATEFULSETS,
     resources::DAEMONSETS,
@@ -59,6 +61,8 @@ const WATCHED: &[ResourceType] = &[
 
 /// Kinds that own others, and the kinds they own (the garbage collector's part here).
 const OWNERS: &[ResourceType] = &[
+    resources::PODS,
+    resources::REPLICATIONCONTROLLERS,
     resources::DEPLOYMENTS,
     resources::REPLICASETS,
     resources::STATEFULSETS,

@@ -4,9 +4,10 @@
 //! request resizes volume and claim), and the parts of kube-controller-manager that move
 //! volumes and claims: the binder (a claim binds to the volume provisioned for it, the one it
 //! names, or the smallest Available one that matches; volumes become Available, Bound,
-//! Released) and the pv- and pvc-protection controllers (a deleted claim goes once no running
-//! pod uses it, a deleted volume once it is no longer bound), as kube-controller-manager v1.36
-//! writes them.
+//! Released), the pv- and pvc-protection controllers (a deleted claim goes once no running
+//! pod uses it, a deleted volume once it is no longer bound) and the ephemeral-volume
+//! controller (a pod's ephemeral volume's claim, `<pod>-<volume>`, owned by the pod), as
+//! kube-controller-manager v1.36 writes them.
 
 use serde_json::{Value, json};
 
@@ -37,6 +38,9 @@ pub fn standard_class() -> Value {
 }
 
 pub fn sync(pass: &mut Pass) {
+    for pod in pass.list(&PODS, None) {
+        ephemeral_claims(pass, &pod);
+    }
     for claim in pass.list(&PERSISTENTVOLUMECLAIMS, None) {
         if claim["metadata"].get("deletionTimestamp").is_some() {
             protect_claim(pass, &claim);
@@ -97,6 +101,33 @@ fn matches(volume: &Value, claim: &Value) -> bool {
         && volume["spec"]["volumeMode"].as_str().unwrap_or("Filesystem")
             == claim["spec"]["volumeMode"].as_str().unwrap_or("Filesystem")
         && selected
+}
+
+/// The ephemeral-volume controller: the claims of a pod's ephemeral volumes.
+fn ephemeral_claims(pass: &mut Pass, pod: &Value) {
+    if pod["metadata"].get("deletionTimestamp").is_some() {
+        return;
+    }
+    let namespace = pod["metadata"]["namespace"].as_str().unwrap_or("");
+    for volume in pod["spec"]["volumes"].as_array().into_iter().flatten() {
+        let template = &volume["ephemeral"]["volumeClaimTemplate"];
+        if !template.is_object() {
+            continue;
+        }
+        let claim = format!("{}-{}", name(pod), volume["name"].as_str().unwrap_or(""));
+        if pass.get(&PERSISTENTVOLUMECLAIMS, namespace, &claim).is_some() {
+            continue;
+        }
+        let mut metadata = template["metadata"].clone();
+        if !metadata.is_object() {
+            metadata = json!({});
+        }
+        metadata["name"] = json!(claim);
+        metadata["namespace"] = json!(namespace);
+        metadata["ownerReferences"] = crate::simulation::owner_reference(pod, "v1", "Pod");
+        let object = json!({"metadata": metadata, "spec": template["spec"]});
+        pass.create(PERSISTENTVOLUMECLAIMS, object, MANAGER);
+    }
 }
 
 /// The binder and the provisioner for one claim.

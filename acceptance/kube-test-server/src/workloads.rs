@@ -1,5 +1,6 @@
 //! The controllers that make Pods from templates, as kube-controller-manager v1.36's: the
-//! ReplicaSet controller (the Deployment controller's sets, see [`crate::rollout`]), the
+//! ReplicaSet controller (the Deployment controller's sets, see [`crate::rollout`]; and
+//! ReplicationControllers, which the same controller keeps), the
 //! StatefulSet controller (ordinal names, ordered or parallel creation, claims from volume
 //! claim templates, rolling updates from the highest ordinal down to the partition) and the
 //! DaemonSet controller (a pod per node it should run on, pinned by node affinity, with the
@@ -9,7 +10,10 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::resources::{DAEMONSETS, NODES, PERSISTENTVOLUMECLAIMS, PODS, REPLICASETS, STATEFULSETS};
+use crate::resources::{
+    DAEMONSETS, NODES, PERSISTENTVOLUMECLAIMS, PODS, REPLICASETS, REPLICATIONCONTROLLERS, ResourceType,
+    STATEFULSETS,
+};
 use crate::rollout::{scaled, template_hash};
 use crate::scheduler::{node_selector_matches, tolerates};
 use crate::simulation::{self, Pass};
@@ -21,7 +25,10 @@ const DAEMON_GENERATION: &str = "deprecated.daemonset.template.generation";
 /// Runs the ReplicaSet, StatefulSet, DaemonSet and Job controllers once over the cluster.
 pub fn sync(pass: &mut Pass) {
     for rs in live(pass, &REPLICASETS) {
-        replica_set(pass, &rs);
+        replica_set(pass, &rs, REPLICASETS);
+    }
+    for rc in live(pass, &REPLICATIONCONTROLLERS) {
+        replica_set(pass, &rc, REPLICATIONCONTROLLERS);
     }
     for set in live(pass, &STATEFULSETS) {
         stateful_set(pass, &set);
@@ -34,7 +41,7 @@ pub fn sync(pass: &mut Pass) {
 }
 
 /// The objects of a kind that are not being deleted.
-pub fn live(pass: &Pass, rt: &crate::resources::ResourceType) -> Vec<Value> {
+pub fn live(pass: &Pass, rt: &ResourceType) -> Vec<Value> {
     pass.list(rt, None)
         .into_iter()
         .filter(|o| o["metadata"].get("deletionTimestamp").is_none())
@@ -125,7 +132,7 @@ fn counts(fields: &[(&str, i64)], always: &[&str]) -> Value {
 }
 
 /// Writes `status` over the object's, keeping fields it does not name (conditions, ...).
-fn write_status(pass: &mut Pass, rt: crate::resources::ResourceType, obj: &Value, status: Value) {
+fn write_status(pass: &mut Pass, rt: ResourceType, obj: &Value, status: Value) {
     let mut new = obj.clone();
     let mut merged = Map::new();
     for (key, value) in obj["status"].as_object().into_iter().flatten() {
@@ -160,13 +167,15 @@ fn deletion_order(pods: &mut [Value]) {
     });
 }
 
-fn replica_set(pass: &mut Pass, rs: &Value) {
+/// A ReplicaSet or ReplicationController (`rt`): its pods made or deleted to its size.
+fn replica_set(pass: &mut Pass, rs: &Value, rt: ResourceType) {
     let pods = simulation::owned(pass, &PODS, rs);
+    let api_version = rt.api_version(rt.storage_version());
     let mut running: Vec<Value> = pods.into_iter().filter(active).collect();
     let want = rs["spec"]["replicas"].as_i64().unwrap_or(1).max(0) as usize;
     if running.len() < want {
         for _ in running.len()..want {
-            if let Some(pod) = pass.create(PODS, pod_from(rs, "apps/v1", "ReplicaSet", None), MANAGER) {
+            if let Some(pod) = pass.create(PODS, pod_from(rs, &api_version, rt.kind, None), MANAGER) {
                 running.push(pod);
             }
         }
@@ -192,21 +201,23 @@ fn replica_set(pass: &mut Pass, rs: &Value) {
         .count();
     let ready = running.iter().filter(|p| ready(p)).count();
     let available = running.iter().filter(|p| available(pass, p, min_ready)).count();
-    let status = counts(
+    let mut status = counts(
         &[
             ("replicas", running.len() as i64),
             ("fullyLabeledReplicas", labelled as i64),
             ("readyReplicas", ready as i64),
             ("availableReplicas", available as i64),
-            ("terminatingReplicas", 0),
             (
                 "observedGeneration",
                 rs["metadata"]["generation"].as_i64().unwrap_or(1),
             ),
         ],
-        &["replicas", "terminatingReplicas"],
+        &["replicas"],
     );
-    write_status(pass, REPLICASETS, rs, status);
+    if rt == REPLICASETS {
+        status["terminatingReplicas"] = json!(0);
+    }
+    write_status(pass, rt, rs, status);
 }
 
 /// A StatefulSet pod's ordinal, from its name.

@@ -355,12 +355,7 @@ fn reference_estate(
     let source = paths::workspace_root().join("examples").join(name);
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     scenario::copy_module(&source, dir.path())?;
-    let mut engine =
-        Engine::new(dir.path()).env("TF_VAR_kubeconfig", &cluster.kubeconfig().to_string_lossy());
-    if !cluster.runs_pods() {
-        // A rollout never completes where Pods cannot run: the plan is what is measured.
-        engine = engine.env("TF_VAR_wait_for_rollout", "false");
-    }
+    let engine = Engine::new(dir.path()).env("TF_VAR_kubeconfig", &cluster.kubeconfig().to_string_lossy());
     let init = engine.init();
     if !init.success() {
         return Err(format!("examples/{name}: init failed:\n{init}"));
