@@ -3,8 +3,8 @@
 # kube-controller-manager (v1.36) from ../shared/realk8s, started here on free ports in a state
 # folder of its own under .work/test-real/ and stopped again however the run ends. The tests
 # reach it through KUBECONFIG, KUBECONFIG_APP_PLANNER and KUBECONFIG_RESTRICTED, as any cluster.
-# Ends with scripts/test.sh's `summary: N passed, N failed, N skipped` (tests that need running
-# Pods skip themselves there: that control plane has no scheduler, kubelet or nodes).
+# Ends with scripts/test.sh's `summary: N passed (W of them waits), N failed, N skipped`: that
+# cluster runs Pods on simulated nodes, so every test runs, the waits too.
 #
 # Without ../shared/realk8s it says so and exits 0: a fresh clone's `make test` never needs it.
 # Expects `make setup build` done (the Makefile's `test-real` target runs them first).

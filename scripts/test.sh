@@ -117,5 +117,8 @@ echo "----------------------------------------------------------------"
 if [[ "$status" -ne 0 && "$failed" -eq 0 ]]; then
     echo "a test binary failed without a test failing (exit $status): see the output above"
 fi
-echo "summary: $passed passed, $failed failed, $ignored skipped"
+# Tests named `wait_…` are about waits (a rollout, a Job, a claim, a load balancer, a failing one
+# saying why: acceptance/tests/waits.rs, workload.rs): the summary counts them apart.
+waits="$(grep -cE '^test ([A-Za-z0-9_]+::)*wait_[A-Za-z0-9_]* \.\.\. ok$' "$log" || true)"
+echo "summary: $passed passed ($waits of them waits), $failed failed, $ignored skipped"
 exit "$status"

@@ -372,7 +372,7 @@ fn manifest_lifecycle() {
 /// The rollout wait (on by default): an apply of a Deployment returns only once every replica
 /// is updated and available.
 #[test]
-fn deployment_apply_waits_for_its_rollout() {
+fn wait_deployment_apply_returns_once_rolled_out() {
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "roll");
     let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());

@@ -473,9 +473,13 @@ impl Wait {
     }
 }
 
-/// `kubectl rollout status` for workloads: the controller saw the latest generation and every
+/// `kubectl rollout status`: a Deployment, StatefulSet or DaemonSet as its typed resource's
+/// rollout wait judges it; another kind once the controller saw the latest generation and every
 /// replica is updated and ready.
 fn rolled_out(live: &Json) -> bool {
+    if let Some(check) = live["kind"].as_str().and_then(crate::kinds::readiness::rollout) {
+        return matches!(check(live), crate::objects::Readiness::Ready);
+    }
     let int = |p: &str| live.pointer(p).and_then(Json::as_i64);
     let wanted = int("/spec/replicas").unwrap_or(1);
     int("/status/observedGeneration").unwrap_or(0) >= int("/metadata/generation").unwrap_or(0)

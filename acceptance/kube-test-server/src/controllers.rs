@@ -2,7 +2,8 @@
 //! contents (`default` ServiceAccount, `kube-root-ca.crt`), namespace deletion, the garbage
 //! collector's finalizers, ServiceAccount token Secrets and ClusterRole aggregation; and, run by
 //! [`crate::simulation`] like the workload controllers, load-balancer addresses for Services
-//! and Ingresses and the signer of approved CertificateSigningRequests.
+//! and Ingresses, the signer of approved CertificateSigningRequests and the horizontal pod
+//! autoscaler (which, without metrics, keeps its target between its bounds).
 
 use std::time::Duration;
 
@@ -402,4 +403,52 @@ fn issue(
     let issuer = ca.issuer().map_err(|e| e.to_string())?;
     let certificate = params.signed_by(&issuer).map_err(|e| format!("signing: {e}"))?;
     Ok(certificate.pem())
+}
+
+/// The horizontal-pod-autoscaler controller without metrics (as on `make test-real`'s cluster,
+/// which serves none): a target outside `minReplicas`..`maxReplicas` is scaled to the nearest
+/// bound through its `scale` subresource; the status says how many replicas there are and
+/// are wanted.
+pub fn autoscale(pass: &mut Pass) {
+    for hpa in pass.list(&resources::HPAS, None) {
+        let namespace = hpa["metadata"]["namespace"].as_str().unwrap_or("");
+        let target_ref = &hpa["spec"]["scaleTargetRef"];
+        let rt = match target_ref["kind"].as_str() {
+            Some("Deployment") => resources::DEPLOYMENTS,
+            Some("StatefulSet") => resources::STATEFULSETS,
+            Some("ReplicaSet") => resources::REPLICASETS,
+            Some("ReplicationController") => resources::REPLICATIONCONTROLLERS,
+            _ => continue,
+        };
+        let Some(target) = pass.get(&rt, namespace, target_ref["name"].as_str().unwrap_or("")) else {
+            continue;
+        };
+        let current = target["spec"]["replicas"].as_i64().unwrap_or(1);
+        let min = hpa["spec"]["minReplicas"].as_i64().unwrap_or(1);
+        let max = hpa["spec"]["maxReplicas"].as_i64().unwrap_or(current);
+        // Scaled to zero by hand: autoscaling is off until someone scales it up again.
+        let desired = if current == 0 {
+            0
+        } else {
+            current.clamp(min, max.max(min))
+        };
+        let mut status = hpa["status"].clone();
+        if desired != current {
+            let mut scaled = target.clone();
+            scaled["spec"]["replicas"] = json!(desired);
+            pass.update(rt, &target, scaled, "kube-controller-manager", Some("scale"));
+            status["lastScaleTime"] = json!(pass.time);
+        }
+        status["currentReplicas"] = json!(current);
+        status["desiredReplicas"] = json!(desired);
+        let mut new = hpa.clone();
+        new["status"] = status;
+        pass.update(
+            resources::HPAS,
+            &hpa,
+            new,
+            "kube-controller-manager",
+            Some("status"),
+        );
+    }
 }

@@ -16,7 +16,8 @@
 //! ReplicationControllers, StatefulSets, DaemonSets, Jobs), [`crate::storage`] (provisioner,
 //! binder, protection, ephemeral volumes),
 //! [`crate::scheduler`] (nodes, scheduling), [`crate::kubelet`] (pod status) and
-//! [`crate::controllers`] (load balancers, signing); the garbage collector's background part
+//! [`crate::controllers`] (load balancers, signing, autoscaling); the garbage collector's
+//! background part
 //! (dependents of deleted owners) is here.
 
 use std::collections::HashSet;
@@ -57,6 +58,7 @@ const WATCHED: &[ResourceType] = &[
     resources::CSRS,
     resources::NODES,
     resources::SERVICEACCOUNTS,
+    resources::HPAS,
 ];
 
 /// Kinds that own others, and the kinds they own (the garbage collector's part here).
@@ -157,6 +159,7 @@ pub fn run(store: &mut Store, ca: &CaMaterial) -> (bool, Option<f64>) {
         crate::scheduler::sync(&mut pass);
         crate::kubelet::sync(&mut pass);
         crate::controllers::load_balancers(&mut pass);
+        crate::controllers::autoscale(&mut pass);
         crate::controllers::sign_requests(&mut pass, ca);
         wake = pass.wake;
         any |= pass.changed;
@@ -251,7 +254,11 @@ impl Pass<'_> {
         if new == *old {
             return new;
         }
-        if subresource.is_none() && rt.generation == Generation::Tracked && kinds::spec_changed(old, &new) {
+        // A spec change bumps the generation, through the object or its `scale`.
+        if matches!(subresource, None | Some("scale"))
+            && rt.generation == Generation::Tracked
+            && kinds::spec_changed(old, &new)
+        {
             let generation = old["metadata"]["generation"].as_i64().unwrap_or(0);
             new["metadata"]["generation"] = json!(generation + 1);
         }

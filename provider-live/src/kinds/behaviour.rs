@@ -8,7 +8,8 @@ use std::time::Duration;
 use plugin_runtime::{AttributePath, Diagnostic, Value};
 use serde_json::{Map, Value as Json};
 
-use super::spec_wait::{self, Readiness};
+use super::readiness::{self, Readiness};
+use super::spec_wait;
 use crate::kind::{Behaviour, KindInfo};
 use crate::timeouts;
 
@@ -19,27 +20,40 @@ const DEFAULT_TIMEOUT: Duration = timeouts::DEFAULT;
 pub fn of(info: &'static KindInfo) -> Box<dyn Behaviour> {
     let wait = |flag, what, check: fn(&Json) -> Readiness| Wait {
         info,
-        flag,
+        flag: Some(flag),
         default: true,
+        timeout: DEFAULT_TIMEOUT,
         what,
         check,
     };
     let kind = Kinded {
         immutable: immutable(info.kind),
         wait: match info.kind {
-            "Deployment" => Some(wait("wait_for_rollout", "finish its rollout", deployment_rollout)),
+            "Deployment" => Some(wait(
+                "wait_for_rollout",
+                "finish its rollout",
+                readiness::deployment,
+            )),
             "StatefulSet" => Some(wait(
                 "wait_for_rollout",
                 "finish its rollout",
-                stateful_set_rollout,
+                readiness::stateful_set,
             )),
-            "DaemonSet" => Some(wait("wait_for_rollout", "finish its rollout", daemon_set_rollout)),
-            "Job" => Some(wait("wait_for_completion", "complete", job_complete)),
-            "PersistentVolumeClaim" => Some(wait("wait_until_bound", "be bound to a volume", claim_bound)),
+            "DaemonSet" => Some(wait(
+                "wait_for_rollout",
+                "finish its rollout",
+                readiness::daemon_set,
+            )),
+            "Job" => Some(wait("wait_for_completion", "complete", readiness::job)),
+            "PersistentVolumeClaim" => Some(wait(
+                "wait_until_bound",
+                "be bound to a volume",
+                readiness::claim_bound,
+            )),
             "Service" => Some(wait(
                 "wait_for_load_balancer",
                 "get a load balancer address",
-                load_balancer_ready,
+                readiness::load_balancer,
             )),
             // hashicorp waits for an ingress's address only when asked to.
             "Ingress" => Some(Wait {
@@ -47,8 +61,22 @@ pub fn of(info: &'static KindInfo) -> Box<dyn Behaviour> {
                 ..wait(
                     "wait_for_load_balancer",
                     "get a load balancer address",
-                    load_balancer_ready,
+                    readiness::load_balancer,
                 )
+            }),
+            // hashicorp waits for these always: no attribute switches it off.
+            "ReplicationController" => Some(Wait {
+                flag: None,
+                ..wait(
+                    "",
+                    "have its replicas scheduled",
+                    readiness::replication_controller,
+                )
+            }),
+            "PersistentVolume" => Some(Wait {
+                flag: None,
+                timeout: POD_TIMEOUT,
+                ..wait("", "become available", readiness::volume_available)
             }),
             _ => None,
         },
@@ -110,12 +138,14 @@ fn attribute_path(dotted: &str) -> AttributePath {
     path
 }
 
-/// A wait after a write, switched by a Terraform-only flag.
+/// A wait after a write, switched by a Terraform-only flag (or always on, without one).
 struct Wait {
     info: &'static KindInfo,
-    flag: &'static str,
+    flag: Option<&'static str>,
     /// Whether it waits when the flag is not set.
     default: bool,
+    /// hashicorp's timeout for it, when the `timeouts` block sets none.
+    timeout: Duration,
     what: &'static str,
     check: fn(&Json) -> Readiness,
 }
@@ -153,7 +183,9 @@ impl Behaviour for Kinded {
         let Some(wait) = &self.wait else {
             return Ok(None);
         };
-        if !planned.get(wait.flag).as_bool().unwrap_or(wait.default) {
+        if let Some(flag) = wait.flag
+            && !planned.get(flag).as_bool().unwrap_or(wait.default)
+        {
             return Ok(None);
         }
         // Only a LoadBalancer service gets an address.
@@ -165,8 +197,13 @@ impl Behaviour for Kinded {
         } else {
             "update"
         };
-        let timeout = timeouts::of(planned, operation, DEFAULT_TIMEOUT);
-        spec_wait::poll(client, wait.info, object, timeout, wait.what, wait.check).await
+        let timeout = timeouts::of(planned, operation, wait.timeout);
+        let found = spec_wait::poll(client, wait.info, object, timeout, wait.what, wait.check).await?;
+        // A Job deleted once finished (`ttl_seconds_after_finished`) is done, as for hashicorp.
+        match found {
+            None if wait.info.kind != "Job" => Err(gone(wait.info, object)),
+            found => Ok(found),
+        }
     }
 
     fn delete_wait(&self, resource: &Value) -> Option<Duration> {
@@ -233,16 +270,20 @@ async fn pod_phase(client: &kube::Client, pod: &Json, planned: &Value) -> Result
     let info = pod_info();
     let what = format!("reach phase {}", wanted.join(" or "));
     spec_wait::poll(client, info, pod, timeout, &what, move |live| {
-        let phase = live["status"]["phase"].as_str().unwrap_or("Pending");
-        if wanted.iter().any(|w| w == phase) {
-            Readiness::Ready
-        } else if matches!(phase, "Failed" | "Succeeded") {
-            Readiness::Failed(format!("the pod ended in phase {phase}"))
-        } else {
-            Readiness::Waiting(format!("phase {phase}"))
-        }
+        readiness::pod_phase(live, &wanted)
     })
-    .await
+    .await?
+    .map(Some)
+    .ok_or_else(|| gone(info, pod))
+}
+
+/// The error of a wait whose object was deleted meanwhile.
+fn gone(info: &KindInfo, object: &Json) -> Diagnostic {
+    let target = crate::objects::Target::of(crate::resource::api_resource(info), object);
+    kube_estate::ApiError::NotFound {
+        object: target.object_ref(),
+    }
+    .into()
 }
 
 fn pod_info() -> &'static KindInfo {
@@ -267,7 +308,10 @@ async fn approve_and_sign(
         .await
         .map_err(Diagnostic::from)?;
     let timeout = timeouts::of(planned, "create", POD_TIMEOUT);
-    spec_wait::poll(client, info, &approved, timeout, "be signed", signing).await
+    spec_wait::poll(client, info, &approved, timeout, "be signed", signing)
+        .await?
+        .map(Some)
+        .ok_or_else(|| gone(info, &approved))
 }
 
 /// Whether a CertificateSigningRequest has its certificate, or was denied or failed.
@@ -288,162 +332,13 @@ pub fn signing(csr: &Json) -> Readiness {
     }
 }
 
-fn count(v: &Json) -> i64 {
-    v.as_i64().unwrap_or(0)
-}
-
-/// The controller has seen the latest spec.
-fn observed(object: &Json) -> Option<Readiness> {
-    let generation = count(&object["metadata"]["generation"]);
-    let observed = count(&object["status"]["observedGeneration"]);
-    (observed < generation).then(|| {
-        Readiness::Waiting(format!(
-            "the controller has not yet seen generation {generation}, only {observed}"
-        ))
-    })
-}
-
-fn deployment_rollout(deployment: &Json) -> Readiness {
-    if let Some(waiting) = observed(deployment) {
-        return waiting;
-    }
-    let status = &deployment["status"];
-    let deadline_exceeded = status["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded");
-    if deadline_exceeded {
-        return Readiness::Failed("the rollout exceeded its progress deadline".to_string());
-    }
-    let desired = deployment["spec"]["replicas"].as_i64().unwrap_or(1);
-    let updated = count(&status["updatedReplicas"]);
-    let total = count(&status["replicas"]);
-    let available = count(&status["availableReplicas"]);
-    if updated < desired {
-        Readiness::Waiting(format!("{updated} of {desired} replicas updated"))
-    } else if total > updated {
-        Readiness::Waiting(format!("{} old replicas pending termination", total - updated))
-    } else if available < updated {
-        Readiness::Waiting(format!("{available} of {updated} updated replicas available"))
-    } else {
-        Readiness::Ready
-    }
-}
-
-fn stateful_set_rollout(set: &Json) -> Readiness {
-    if let Some(waiting) = observed(set) {
-        return waiting;
-    }
-    let status = &set["status"];
-    let desired = set["spec"]["replicas"].as_i64().unwrap_or(1);
-    let ready = count(&status["readyReplicas"]);
-    let updated = count(&status["updatedReplicas"]);
-    if status["currentRevision"] != status["updateRevision"] && updated < desired {
-        Readiness::Waiting(format!("{updated} of {desired} replicas updated"))
-    } else if ready < desired {
-        Readiness::Waiting(format!("{ready} of {desired} replicas ready"))
-    } else {
-        Readiness::Ready
-    }
-}
-
-fn daemon_set_rollout(set: &Json) -> Readiness {
-    if let Some(waiting) = observed(set) {
-        return waiting;
-    }
-    let status = &set["status"];
-    let desired = count(&status["desiredNumberScheduled"]);
-    let updated = count(&status["updatedNumberScheduled"]);
-    let available = count(&status["numberAvailable"]);
-    if updated < desired {
-        Readiness::Waiting(format!("{updated} of {desired} scheduled pods updated"))
-    } else if available < desired {
-        Readiness::Waiting(format!("{available} of {desired} pods available"))
-    } else {
-        Readiness::Ready
-    }
-}
-
-fn job_complete(job: &Json) -> Readiness {
-    let conditions = job["status"]["conditions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let holds = |kind: &str| {
-        conditions
-            .iter()
-            .find(|c| c["type"] == kind && c["status"] == "True")
-    };
-    if let Some(failed) = holds("Failed") {
-        return Readiness::Failed(format!(
-            "the job failed: {}",
-            failed["message"].as_str().unwrap_or("no message")
-        ));
-    }
-    if holds("Complete").is_some() {
-        Readiness::Ready
-    } else {
-        Readiness::Waiting(format!(
-            "{} of {} completions",
-            count(&job["status"]["succeeded"]),
-            job["spec"]["completions"].as_i64().unwrap_or(1)
-        ))
-    }
-}
-
-fn claim_bound(claim: &Json) -> Readiness {
-    match claim["status"]["phase"].as_str() {
-        Some("Bound") => Readiness::Ready,
-        Some("Lost") => Readiness::Failed("the claim lost its volume".to_string()),
-        phase => Readiness::Waiting(format!("phase {}", phase.unwrap_or("unknown"))),
-    }
-}
-
-fn load_balancer_ready(object: &Json) -> Readiness {
-    match object["status"]["loadBalancer"]["ingress"].as_array() {
-        Some(ingress) if !ingress.is_empty() => Readiness::Ready,
-        _ => Readiness::Waiting("no ingress address yet".to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
     fn immutable_paths_index_blocks() {
         assert_eq!(attribute_path("spec.selector").to_string(), "spec[0].selector");
         assert_eq!(attribute_path("role_ref").to_string(), "role_ref");
-    }
-
-    #[test]
-    fn rollouts_wait_for_the_controller_and_the_replicas() {
-        let deployment = json!({
-            "metadata": {"generation": 2}, "spec": {"replicas": 2},
-            "status": {"observedGeneration": 2, "updatedReplicas": 2, "replicas": 2, "availableReplicas": 1}
-        });
-        assert!(matches!(deployment_rollout(&deployment), Readiness::Waiting(w) if w.contains("1 of 2")));
-        let set = json!({
-            "metadata": {"generation": 1}, "spec": {"replicas": 1},
-            "status": {"observedGeneration": 1, "readyReplicas": 1, "currentRevision": "a", "updateRevision": "a"}
-        });
-        assert!(matches!(stateful_set_rollout(&set), Readiness::Ready));
-        let stale = json!({"metadata": {"generation": 3}, "status": {"observedGeneration": 2}});
-        assert!(matches!(daemon_set_rollout(&stale), Readiness::Waiting(_)));
-    }
-
-    #[test]
-    fn jobs_and_claims() {
-        let failed = json!({"status": {"conditions": [{"type": "Failed", "status": "True", "message": "BackoffLimitExceeded"}]}});
-        assert!(matches!(job_complete(&failed), Readiness::Failed(m) if m.contains("BackoffLimitExceeded")));
-        let done = json!({"status": {"conditions": [{"type": "Complete", "status": "True"}]}});
-        assert!(matches!(job_complete(&done), Readiness::Ready));
-        assert!(matches!(
-            claim_bound(&json!({"status": {"phase": "Pending"}})),
-            Readiness::Waiting(_)
-        ));
     }
 }

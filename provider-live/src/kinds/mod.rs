@@ -7,8 +7,10 @@
 
 pub(crate) mod behaviour;
 mod config_map;
+mod diagnosis;
 mod generic;
 mod namespace;
+pub(crate) mod readiness;
 mod secret;
 pub(crate) mod service_account;
 pub(crate) mod spec_convert;

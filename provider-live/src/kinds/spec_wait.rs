@@ -1,16 +1,18 @@
 //! Waiting for an object to become ready after an apply: the `wait_for_*` flags that exist
 //! only in Terraform, and the poll of an applied object ([`crate::objects::poll`]) bounded by
-//! the `timeouts` block ([`crate::timeouts`]).
+//! the `timeouts` block ([`crate::timeouts`]). A wait that fails or times out says why: what
+//! the object still lacks ([`super::readiness`]) and what its pods say ([`super::diagnosis`]).
 
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use kube_estate::ApiError;
 use plugin_runtime::{Diagnostic, Value};
 use serde_json::Value as Json;
 
+use super::diagnosis;
 use crate::kind::KindInfo;
 pub use crate::objects::Readiness;
-use crate::objects::{self, Pace, Target};
+use crate::objects::{self, Pace, Target, WaitError};
 use crate::resource::api_resource;
 
 /// Time between two reads of the object.
@@ -26,7 +28,9 @@ pub fn read_timeouts(prior: &Value) -> Value {
 
 /// Reads the object `applied` (as the apply returned it) until `check` finds it ready,
 /// fails, or `timeout` passes; `what` says what is awaited ("finish its rollout").
-/// Returns the object as it was when found ready; an object deleted meanwhile is not found.
+/// Returns the object as it was when found ready, or None when it was deleted meanwhile.
+/// Failed or timed out, the error names what the object lacked when last read, and what its
+/// pods say.
 pub async fn poll(
     client: &kube::Client,
     info: &KindInfo,
@@ -36,15 +40,42 @@ pub async fn poll(
     check: impl Fn(&Json) -> Readiness,
 ) -> Result<Option<Json>, Diagnostic> {
     let target = Target::of(api_resource(info), applied);
-    // An object deleted meanwhile ends the poll, as the error reading it.
-    let check = |live: Option<&Json>| live.map_or(Readiness::Ready, &check);
-    let pace = Pace::new(POLL_INTERVAL, timeout);
-    match objects::poll(client, &target, Some(applied.clone()), pace, what, check).await {
-        Ok(Some(ready)) => Ok(Some(ready)),
-        Ok(None) => Err(ApiError::NotFound {
-            object: target.object_ref(),
+    let last = Mutex::new(applied.clone());
+    let seen = |live: Option<&Json>| match live {
+        Some(object) => {
+            *last.lock().unwrap_or_else(PoisonError::into_inner) = object.clone();
+            check(object)
         }
-        .into()),
+        None => Readiness::Ready,
+    };
+    let pace = Pace::new(POLL_INTERVAL, timeout);
+    let outcome = objects::poll(client, &target, Some(applied.clone()), pace, what, seen).await;
+    let last = last.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let pods = || async {
+        diagnosis::explain(client, info.kind, &last)
+            .await
+            .map(|pods| format!("; pods: {pods}"))
+            .unwrap_or_default()
+    };
+    match outcome {
+        Ok(found) => Ok(found),
+        Err(WaitError::Timeout(mut timed_out)) => {
+            let lacking = match check(&last) {
+                Readiness::Waiting(reason) if !reason.is_empty() => format!("{reason}; "),
+                _ => String::new(),
+            };
+            let pods = pods().await;
+            if !lacking.is_empty() || !pods.is_empty() {
+                let detail = format!("{lacking}{pods}");
+                let detail = detail.trim_start_matches("; ").trim_end_matches("; ");
+                timed_out.what = format!("{what} ({detail})");
+            }
+            Err(timed_out.into())
+        }
+        Err(WaitError::Failed { object, reason }) => {
+            let reason = format!("{reason}{}", pods().await);
+            Err(WaitError::Failed { object, reason }.into())
+        }
         Err(e) => Err(e.into()),
     }
 }
