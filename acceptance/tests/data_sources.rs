@@ -1,5 +1,5 @@
 //! Every data source of hashicorp/kubernetes 3.4.0 read with the real engine: objects of each
-//! kind are created with kubectl (a Node too, which neither test cluster has of its own), one
+//! kind are created with kubectl (a Node too, labelled so that only it is read), one
 //! configuration reads them all and its outputs are checked against the objects; a Secret's
 //! values come out only through a sensitive output and never show in the apply. Then the
 //! errors: a missing object names the object and the verb `get`; an identity without RBAC

@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
 use acceptance::{Cluster, EngineOutput};
-use serde_json::Value;
 
 /// A workload's pod template: labels `app = <app>`, one container; `extra` goes into its spec.
 fn template(app: &str, container: &str, image: &str, extra: &str) -> String {
