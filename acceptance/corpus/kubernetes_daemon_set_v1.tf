@@ -170,5 +170,4 @@ resource "kubernetes_daemon_set_v1" "log_agent" {
       }
     }
   }
-
 }

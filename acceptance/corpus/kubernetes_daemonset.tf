@@ -131,5 +131,4 @@ resource "kubernetes_daemonset" "node_exporter" {
       }
     }
   }
-
 }

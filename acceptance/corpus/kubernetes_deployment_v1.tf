@@ -529,5 +529,4 @@ resource "kubernetes_deployment_v1" "web" {
       }
     }
   }
-
 }

@@ -104,5 +104,4 @@ resource "kubernetes_job_v1" "migrate" {
       }
     }
   }
-
 }

@@ -27,7 +27,6 @@ resource "kubernetes_persistent_volume_claim_v1" "uploads" {
       }
     }
   }
-
 }
 
 resource "kubernetes_persistent_volume_claim_v1" "archive" {
@@ -61,7 +60,6 @@ resource "kubernetes_persistent_volume_claim_v1" "archive" {
       }
     }
   }
-
 }
 
 resource "kubernetes_persistent_volume_v1" "archive" {
@@ -108,5 +106,4 @@ resource "kubernetes_persistent_volume_claim_v1" "block" {
       }
     }
   }
-
 }

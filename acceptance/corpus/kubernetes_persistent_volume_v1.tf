@@ -25,7 +25,6 @@ resource "kubernetes_persistent_volume_claim_v1" "data" {
       }
     }
   }
-
 }
 
 resource "kubernetes_persistent_volume_v1" "data" {

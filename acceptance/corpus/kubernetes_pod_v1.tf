@@ -274,5 +274,4 @@ resource "kubernetes_pod_v1" "app" {
       }
     }
   }
-
 }

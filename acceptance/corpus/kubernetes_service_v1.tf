@@ -73,7 +73,6 @@ resource "kubernetes_service_v1" "web" {
       node_port   = 30917
     }
   }
-
 }
 
 resource "kubernetes_service_v1" "peers" {

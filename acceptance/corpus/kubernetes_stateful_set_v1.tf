@@ -213,5 +213,4 @@ resource "kubernetes_stateful_set_v1" "db" {
       }
     }
   }
-
 }
