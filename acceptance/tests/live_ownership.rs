@@ -14,7 +14,7 @@ fn kubectl_ok(cluster: &Cluster, args: &[&str]) -> EngineOutput {
 }
 
 /// A Deployment `web` without `replicas`, with an annotation of ours on its pod template and
-/// env `REV` = `rev`. No rollout wait: a cluster without nodes never finishes one.
+/// env `REV` = `rev`; each apply waits for its rollout.
 fn web(ns: &str, rev: &str) -> String {
     format!(
         r#"resource "kubernetes_deployment" "web" {{
@@ -22,7 +22,6 @@ fn web(ns: &str, rev: &str) -> String {
     name      = "web"
     namespace = {ns}
   }}
-  wait_for_rollout = false
   spec {{
     selector {{
       match_labels = {{ app = "web" }}

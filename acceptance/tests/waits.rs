@@ -297,7 +297,7 @@ fn wait_image_pull_back_off_ends_at_the_progress_deadline() {
         &[
             &format!("Deployment \"{ns}/web\""),
             "ProgressDeadlineExceeded: ReplicaSet \"web-",
-            "has timed out progressing.",
+            "has timed out progressing; desired 1",
             "desired 1, updated 1, ready 0, available 0",
             "ImagePullBackOff on container \"web\" of pod \"web-",
             "Back-off pulling image \"registry.example.com/web:nonexistent\"",

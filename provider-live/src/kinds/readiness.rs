@@ -33,9 +33,15 @@ fn holds<'a>(object: &'a Json, kind: &str) -> Option<&'a Json> {
         .find(|c| c["type"] == kind && c["status"] == "True")
 }
 
-/// `Reason: message` of a condition.
+/// `Reason: message` of a condition (without the message's closing full stop).
 fn reason(condition: &Json) -> String {
-    let text = |k: &str| condition[k].as_str().unwrap_or("").to_string();
+    let text = |k: &str| {
+        condition[k]
+            .as_str()
+            .unwrap_or("")
+            .trim_end_matches('.')
+            .to_string()
+    };
     match (text("reason"), text("message")) {
         (r, m) if m.is_empty() => r,
         (r, m) if r.is_empty() => m,

@@ -54,26 +54,26 @@ pub async fn poll(
     let pods = || async {
         diagnosis::explain(client, info.kind, &last)
             .await
-            .map(|pods| format!("; pods: {pods}"))
-            .unwrap_or_default()
+            .map(|pods| format!("pods: {pods}"))
     };
     match outcome {
         Ok(found) => Ok(found),
         Err(WaitError::Timeout(mut timed_out)) => {
             let lacking = match check(&last) {
-                Readiness::Waiting(reason) if !reason.is_empty() => format!("{reason}; "),
-                _ => String::new(),
+                Readiness::Waiting(reason) if !reason.is_empty() => Some(reason),
+                _ => None,
             };
-            let pods = pods().await;
-            if !lacking.is_empty() || !pods.is_empty() {
-                let detail = format!("{lacking}{pods}");
-                let detail = detail.trim_start_matches("; ").trim_end_matches("; ");
-                timed_out.what = format!("{what} ({detail})");
+            let detail: Vec<String> = lacking.into_iter().chain(pods().await).collect();
+            if !detail.is_empty() {
+                timed_out.what = format!("{what} ({})", detail.join("; "));
             }
             Err(timed_out.into())
         }
         Err(WaitError::Failed { object, reason }) => {
-            let reason = format!("{reason}{}", pods().await);
+            let reason = match pods().await {
+                Some(pods) => format!("{reason}; {pods}"),
+                None => reason,
+            };
             Err(WaitError::Failed { object, reason }.into())
         }
         Err(e) => Err(e.into()),
