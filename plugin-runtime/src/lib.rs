@@ -4,7 +4,8 @@
 //! AutoMTLS) and hands resources plain values. Layers, each in its own module:
 //!
 //! - [`types`], [`value`]: cty types and values; [`codec`]: msgpack and JSON on the wire;
-//! - [`schema`], [`diagnostics`]: what providers declare and report;
+//! - [`schema`], [`diagnostics`]: what providers declare and report; [`rules`]: the validators,
+//!   defaults and replacements declared on a schema, which the runtime applies to every resource;
 //! - [`provider`]: the traits a provider, resource and data source implement;
 //!   [`function`] and [`ephemeral`]: provider-defined functions and ephemeral resources; [`identity`]:
 //!   resource identity schemas; [`list`]: list resources for `terraform query`;
@@ -31,6 +32,7 @@ pub mod list;
 mod listener;
 pub mod proto;
 pub mod provider;
+pub mod rules;
 pub mod schema;
 pub mod server;
 pub mod tls;

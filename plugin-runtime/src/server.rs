@@ -22,6 +22,7 @@ use crate::proto::tfplugin6 as pb;
 use crate::provider::{
     ApplyRequest, DataSource, ImportRequest, PlanRequest, Provider, ReadDataRequest, ReadRequest, Resource,
 };
+use crate::rules;
 use crate::schema::{Attribute, Block, Nesting, Schema};
 use crate::types::Type;
 use crate::value::Value;
@@ -810,6 +811,7 @@ impl pb::provider_server::Provider for ProviderService {
             } else {
                 write_only_refused(&entry.schema().block, &config)
             };
+            diagnostics.extend(rules::validate(&entry.schema().block, &config));
             diagnostics.extend(entry.resource.validate(&config));
             Ok(diagnostics)
         });
@@ -829,7 +831,9 @@ impl pb::provider_server::Provider for ProviderService {
                 entry.value_type(),
                 "data source configuration",
             )?;
-            Ok(entry.data_source.validate(&config))
+            let mut diagnostics = rules::validate(&entry.schema().block, &config);
+            diagnostics.extend(entry.data_source.validate(&config));
+            Ok(diagnostics)
         });
         Ok(Response::new(pb::validate_data_resource_config::Response {
             diagnostics: diagnostics_of(result),
@@ -990,16 +994,25 @@ impl pb::provider_server::Provider for ProviderService {
                     ..Default::default()
                 });
             }
-            let response = entry
+            let block = &entry.schema().block;
+            let prior_state = decode(request.prior_state.as_ref(), ty, "prior state")?;
+            let config = decode(request.config.as_ref(), ty, "configuration")?;
+            let proposed_new_state = rules::plan(block, &config, &prior_state, proposed_new_state);
+            let mut response = entry
                 .resource
                 .plan(PlanRequest {
                     type_name: request.type_name.clone(),
-                    prior_state: decode(request.prior_state.as_ref(), ty, "prior state")?,
+                    prior_state: prior_state.clone(),
                     proposed_new_state,
-                    config: decode(request.config.as_ref(), ty, "configuration")?,
+                    config,
                     prior_private: request.prior_private,
                 })
                 .await?;
+            for path in rules::replace_paths(block, &prior_state, &response.planned_state) {
+                if !response.requires_replace.contains(&path) {
+                    response.requires_replace.push(path);
+                }
+            }
             Ok(pb::plan_resource_change::Response {
                 planned_state: Some(encode(&response.planned_state, ty, "planned state")?),
                 planned_identity: entry.identity_of(&response.planned_state)?,

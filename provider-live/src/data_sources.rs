@@ -1,6 +1,7 @@
 //! The data sources of hashicorp/kubernetes 3.4.0: read-only views of the cluster that never
 //! write. Each reads with the fewest requests (one GET by name, one LIST for the plural ones)
-//! and a missing object or a refused request is an error naming the object and the verb.
+//! and a refused request is an error naming the object and the verb. A missing object reads
+//! as empty, as hashicorp's do (but for the few where theirs fail).
 //!
 //! Most are data: [`by_name`] serves every type of the data-source catalog
 //! (`catalog/data_sources.tsv`, [`crate::catalog::data_entries`]) by reading the live object

@@ -14,6 +14,7 @@ pub mod context;
 pub mod data_sources;
 pub mod discovery;
 pub mod ephemeral;
+pub mod facts;
 pub mod functions;
 pub mod guard;
 pub mod identity;

@@ -201,12 +201,10 @@ pub fn from_json(object: &Json, prior: &Value, namespaced: bool, ignore: &Ignore
         ),
         ("uid", text("uid")),
         ("resource_version", text("resourceVersion")),
+        // Kinds without a generation (ConfigMaps, Secrets) read 0, as hashicorp's state has it.
         (
             "generation",
-            meta.get("generation")
-                .and_then(Json::as_i64)
-                .map(Value::int)
-                .unwrap_or_default(),
+            Value::int(meta.get("generation").and_then(Json::as_i64).unwrap_or(0)),
         ),
     ]);
     if namespaced {
@@ -302,7 +300,11 @@ mod tests {
         assert_eq!(got.get("annotations"), &Value::Null);
         assert_eq!(got.get("namespace"), &Value::string("shop"));
         assert_eq!(got.get("resource_version"), &Value::string("7"));
-        assert_eq!(got.get("generation"), &Value::Null);
+        assert_eq!(
+            got.get("generation"),
+            &Value::int(0),
+            "no generation reads 0, as hashicorp's"
+        );
     }
 
     #[test]

@@ -710,6 +710,7 @@ impl Resource for PatchResource {
             ));
         }
         block.blocks.insert(0, self.metadata_block());
+        let _ = crate::facts::annotate(info.type_name, &mut block);
         Schema::new(0, block)
     }
 

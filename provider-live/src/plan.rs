@@ -148,11 +148,11 @@ pub fn conform(block: &Block, value: Value) -> Value {
 }
 
 /// The server-maintained metadata that any write changes (`generation` only on kinds that
-/// have one: ConfigMaps and Secrets never do).
+/// have one: ConfigMaps and Secrets never do, and read 0).
 pub fn metadata_will_change(planned: &mut Value) {
     if let Some(meta) = metadata::of_mut(planned) {
         meta.set("resource_version", Value::unknown());
-        if !meta.get("generation").is_null() {
+        if meta.get("generation").as_i64().is_some_and(|g| g > 0) {
             meta.set("generation", Value::unknown());
         }
     }

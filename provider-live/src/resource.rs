@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use kube::api::ApiResource;
+use plugin_runtime::rules;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, Block, Diagnostic, Diagnostics, IdentitySchema, ImportRequest,
     ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
@@ -16,11 +17,12 @@ use crate::context::Context;
 use crate::discovery::Resolved;
 use crate::guard::{self, Check};
 use crate::kind::{Kind, KindInfo};
+use crate::kinds::spec_convert;
 use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::list::Listable;
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
 use crate::ownership::Ownership;
-use crate::{identity, metadata, plan, timeouts};
+use crate::{facts, identity, metadata, plan, timeouts};
 
 pub struct TypedResource<K: Kind> {
     kind: K,
@@ -98,6 +100,9 @@ impl<K: Kind> TypedResource<K> {
                 ),
             );
             metadata::add_to(&mut block, info);
+            // The catalog's facts are checked against every schema by a test; one that no
+            // longer fits is left out rather than failing the provider.
+            let _ = facts::annotate(info.type_name, &mut block);
             (kind_block, Schema::new(0, block))
         })
     }
@@ -129,10 +134,10 @@ impl<K: Kind> TypedResource<K> {
 
     /// The resource value for a live object; `prior` decides which labels, annotations and
     /// optional blocks show (`Null` on import). Fields other managers own never show.
-    fn state_of(&self, object: &Json, prior: &Value) -> Value {
+    fn state_of(&self, live: &Json, prior: &Value) -> Value {
         let info = self.info();
-        let ownership = Ownership::of(object, FIELD_MANAGER);
-        let object = &ownership.without_foreign(object);
+        let ownership = Ownership::of(live, FIELD_MANAGER);
+        let object = &ownership.without_foreign(live);
         // An import has no prior to say which optional fields are the user's: the fields some
         // manager wrote are, the server's defaults are not.
         let claimed;
@@ -148,6 +153,9 @@ impl<K: Kind> TypedResource<K> {
             v @ Value::Object(_) => v,
             _ => Value::object(Vec::<(String, Value)>::new()),
         };
+        if prior.is_null() {
+            self.kind.imported(live, &mut state);
+        }
         let meta = metadata::from_json(object, metadata::of(prior), info.namespaced, self.ctx.ignore());
         let id = self.target(&meta).map(|t| t.import_id());
         state.set("id", Value::from(id));
@@ -156,7 +164,9 @@ impl<K: Kind> TypedResource<K> {
             Value::from(metadata::estate_of(object).map(str::to_string)),
         );
         state.set("metadata", metadata::wrap(info, meta));
-        plan::conform(self.block(), state)
+        // What the object lacks reads as hashicorp's default: Kubernetes omits a field left at
+        // its zero value, and the Terraform-only settings (`wait_for_rollout`) are not in it.
+        rules::with_defaults(self.block(), &plan::conform(self.block(), state), &|_| true)
     }
 
     /// The guard's checks; `prior` is the prior state (`Null` for a create), whose uid the
@@ -260,7 +270,10 @@ impl<K: Kind> TypedResource<K> {
             "metadata".into(),
             Json::Object(metadata::to_json(metadata::of(value), estate)),
         );
-        let configured = plan::configured_only(&self.schemas().0, value, config);
+        // hashicorp sends its defaults; those Kubernetes treats as unset (Go's zero values)
+        // stay out, as the server would drop them and read them back as absent.
+        let config = rules::with_defaults(self.block(), config, &|v| !spec_convert::is_zero(v));
+        let configured = plan::configured_only(&self.schemas().0, value, &config);
         body.extend(self.kind.to_object(&configured)?);
         Ok(Json::Object(body))
     }
@@ -364,6 +377,11 @@ impl<K: Kind> Resource for TypedResource<K> {
             );
         }
         out.extend(timeouts::validate(config).into_iter().collect());
+        // What the object could not be made of (a malformed quantity, a field Kubernetes does
+        // not have here) is refused now, not at apply; unknown values wait for apply.
+        if let Err(invalid) = self.kind.to_object(config) {
+            out.extend(invalid);
+        }
         out
     }
 

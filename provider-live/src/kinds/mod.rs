@@ -12,7 +12,7 @@ mod namespace;
 mod secret;
 pub(crate) mod service_account;
 pub(crate) mod spec_convert;
-mod spec_quantity;
+pub(crate) mod spec_quantity;
 mod spec_wait;
 pub(crate) mod token_request;
 

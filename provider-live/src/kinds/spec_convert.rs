@@ -352,19 +352,23 @@ fn write_field(field: &Field, value: &Value, path: &AttributePath) -> Result<Opt
     let scalar = |s: Scalar, v: &Value, p: AttributePath| write_scalar(s, v).map_err(|b| bad(b, p));
     Ok(match field.shape {
         Shape::One(s) => Some(scalar(s, value, path.clone())?),
+        // Unknown elements only occur while validating, where they wait for apply.
         Shape::List(s) | Shape::Set(s) => Some(Json::Array(
             value
                 .elements()
                 .iter()
                 .enumerate()
+                .filter(|(_, v)| !v.is_unknown())
                 .map(|(i, v)| scalar(s, v, path.clone().index(i as i64)))
                 .collect::<Result<_, _>>()?,
         )),
+        // A null element (a variable left null) is no entry: the plan drops it too.
         Shape::Map(s) => Some(Json::Object(
             value
                 .entries()
                 .into_iter()
                 .flatten()
+                .filter(|(_, v)| !v.is_null() && !v.is_unknown())
                 .map(|(k, v)| Ok((k.clone(), scalar(s, v, path.clone().key(k))?)))
                 .collect::<Result<_, Diagnostics>>()?,
         )),
@@ -659,7 +663,7 @@ fn read_plain(shape: Shape, live: Option<&Json>, prior: &Value) -> Value {
 }
 
 /// The values Go's `omitempty` drops, so a server never echoes them back.
-fn is_zero(value: &Value) -> bool {
+pub(crate) fn is_zero(value: &Value) -> bool {
     match value {
         Value::Bool(b) => !b,
         Value::Number(n) => n.as_f64() == 0.0,
