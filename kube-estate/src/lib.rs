@@ -13,7 +13,7 @@ pub mod retry;
 mod settings;
 
 pub use api_error::{ApiError, FieldConflict};
-pub use configured::Configured;
+pub use configured::{Configured, Deferred};
 pub use connection::{ConnectError, Connection, connect, provider_block, validate};
 pub use estate::{ESTATE_LABEL, Estate, EstateError};
 pub use object_ref::ObjectRef;

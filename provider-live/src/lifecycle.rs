@@ -250,6 +250,17 @@ pub async fn refresh(
     })
 }
 
+/// The private data of a plan made without the cluster: the last refresh's view of an object in
+/// state, or "absent" for a create, so apply refuses what no longer matches (an object that
+/// appeared meanwhile under another estate's label, or changed since the state was saved).
+pub fn offline_private(prior_private: &[u8], creating: bool) -> Vec<u8> {
+    if creating {
+        crate::seen::ABSENT.to_vec()
+    } else {
+        prior_private.to_vec()
+    }
+}
+
 /// Imports the object, which must exist, as the state `state_of` makes of it.
 pub async fn import(
     client: &Client,

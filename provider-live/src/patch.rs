@@ -747,7 +747,8 @@ impl Resource for PatchResource {
     }
 
     async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
-        let conn = self.ctx.connection().map_err(diag)?;
+        // Planned from the configuration alone: without a connection (known only at apply) too.
+        let estate = self.ctx.plan_estate().map_err(diag)?;
         let schema = self.schema();
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
         let mut planned = plan::unknown_computed(&schema.block, &req.proposed_new_state, prior);
@@ -768,7 +769,10 @@ impl Resource for PatchResource {
             let manager = prior
                 .map(|p| p.get("field_manager").clone())
                 .filter(|m| !m.is_null())
-                .unwrap_or_else(|| Value::string(default_manager(conn.estate.as_str(), self.info().manages)));
+                .unwrap_or_else(|| match estate {
+                    Some(estate) => Value::string(default_manager(estate, self.info().manages)),
+                    None => Value::unknown(),
+                });
             planned.set("field_manager", manager);
         }
         if req.config.get("id").is_null() {
@@ -795,6 +799,9 @@ impl Resource for PatchResource {
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        if let Some(deferred) = self.ctx.offline() {
+            return Ok(deferred.unrefreshed(req));
+        }
         let conn = self.ctx.connection().map_err(diag)?;
         let current = &req.current_state;
         let gone = |object: String| ReadResponse {

@@ -101,9 +101,8 @@ impl Provider for LiveProvider {
             return out;
         }
         let ignore = ignore_rules(config).unwrap_or_default();
-        match kube_estate::connect(config).await {
-            Ok(connection) => self.ctx.configure(connection, ignore),
-            Err(e) => out.push(e.into()),
+        if let Err(e) = self.ctx.configure(config, ignore).await {
+            out.push(e.into());
         }
         out
     }

@@ -386,8 +386,10 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
-        let conn = self.ctx.connection().map_err(diag)?;
-        let estate = conn.estate.as_str();
+        // Without a connection (a setting known only at apply: the cluster is created in this
+        // run) the plan comes from the configuration and the state alone; apply reads first.
+        let conn = self.ctx.plan_connection().map_err(diag)?;
+        let estate = self.ctx.plan_estate().map_err(diag)?;
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
         let mut planned = plan::unknown_computed(self.block(), &req.proposed_new_state, prior);
         if self.info().namespaced
@@ -396,7 +398,7 @@ impl<K: Kind> Resource for TypedResource<K> {
         {
             meta.set("namespace", Value::string("default"));
         }
-        planned.set("estate", Value::string(estate));
+        planned.set("estate", estate.map(Value::string).unwrap_or_else(Value::unknown));
         let target = self.target(metadata::of(&planned));
         planned.set(
             "id",
@@ -425,10 +427,17 @@ impl<K: Kind> Resource for TypedResource<K> {
                 return Ok(response);
             }
         }
-        if let Some(target) = &target {
-            let named = CheckTarget::of(target);
-            let check = self.check(&named, estate, &req.type_name, &req.prior_state);
-            lifecycle::plan_guard(&self.ctx, conn, target, &check, &req.prior_private, &mut response).await?;
+        match (conn, &target) {
+            (Some(conn), Some(target)) => {
+                let named = CheckTarget::of(target);
+                let check = self.check(&named, conn.estate.as_str(), &req.type_name, &req.prior_state);
+                lifecycle::plan_guard(&self.ctx, conn, target, &check, &req.prior_private, &mut response)
+                    .await?;
+            }
+            (None, _) => {
+                response.planned_private = lifecycle::offline_private(&req.prior_private, prior.is_none())
+            }
+            (Some(_), None) => {}
         }
         response.planned_state = planned;
         Ok(response)
@@ -442,6 +451,9 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        if let Some(deferred) = self.ctx.offline() {
+            return Ok(deferred.unrefreshed(req));
+        }
         let conn = self.ctx.connection().map_err(diag)?;
         let target = self.target(metadata::of(&req.current_state));
         lifecycle::refresh(

@@ -38,11 +38,9 @@ impl Provider for RecordsProvider {
     }
 
     async fn configure(&self, config: &Value) -> Diagnostics {
-        match kube_estate::connect(config).await {
-            Ok(connection) => {
-                self.configured.set(connection);
-                Diagnostics::new()
-            }
+        // A setting known only at apply defers the connection: outputs still plan.
+        match self.configured.connect(config).await {
+            Ok(()) => Diagnostics::new(),
             Err(e) => Diagnostic::from(e).into(),
         }
     }
