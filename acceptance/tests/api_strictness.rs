@@ -79,3 +79,29 @@ fn a_service_that_is_no_load_balancer_refuses_allocate_load_balancer_node_ports(
         "a LoadBalancer Service with allocateLoadBalancerNodePorts:\n{out}"
     );
 }
+
+#[test]
+fn an_endpoints_address_refuses_an_empty_node_name() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "strict");
+    let endpoints = |node: Option<&str>| {
+        let mut address = serde_json::json!({"ip": "10.0.0.1"});
+        if let Some(node) = node {
+            address["nodeName"] = serde_json::json!(node);
+        }
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Endpoints",
+            "metadata": {"name": format!("db-{}", node.map_or("none", |n| if n.is_empty() { "empty" } else { n })), "namespace": ns.name},
+            "subsets": [{"addresses": [address], "ports": [{"port": 5432}]}]
+        })
+    };
+    let path = format!("/api/v1/namespaces/{}/endpoints", ns.name);
+    let out = post(&cluster, &path, &endpoints(Some("")));
+    assert!(
+        !out.success(),
+        "an address with nodeName \"\" was accepted:\n{out}"
+    );
+    assert!(out.flat().contains("nodeName"), "not about nodeName:\n{out}");
+    let out = post(&cluster, &path, &endpoints(None));
+    assert!(out.success(), "an address without a node name:\n{out}");
+}

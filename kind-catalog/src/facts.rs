@@ -22,8 +22,9 @@ const FACTS_DIR: &str = "provider-live/catalog/hashicorp";
 /// Where the expanded facts go.
 pub const FACTS_OUTPUT: &str = "provider-live/catalog/facts.tsv";
 
-const KINDS: [&str; 10] = [
+const KINDS: [&str; 11] = [
     "mount",
+    "framework",
     "default",
     "validate",
     "force_new",
@@ -231,6 +232,18 @@ pub fn expand(root: &Path) -> Result<Facts, Error> {
                         Some((name, p)) => stack.push((name, path, p, depth + 1)),
                         None => problems.push(format!("{}: bad mount {:?}", row.at, row.argument)),
                     }
+                    continue;
+                }
+                if row.fact == "framework" {
+                    let fact = Fact {
+                        path: ".".to_string(),
+                        fact: row.fact.clone(),
+                        argument: row.argument.clone(),
+                        source: row.source.clone(),
+                    };
+                    found
+                        .entry((".".to_string(), row.fact.clone()))
+                        .or_insert((depth, vec![fact]));
                     continue;
                 }
                 let Some(shape) = paths.get(&path) else {

@@ -12,6 +12,7 @@
 //!   computed ([`Attribute::with_default`]).
 //! - An **equivalence** keeps the prior value where the planned one means the same (`1Gi`
 //!   and `1024Mi`): the engine accepts the prior in place of an equivalent configured value.
+//!   A computed attribute is planned in the form the provider will read back, where known.
 //! - **Replace**: a planned change of the attribute replaces the object; on a block, a change
 //!   of its number of elements does.
 //!
@@ -37,6 +38,12 @@ pub trait Validator: Send + Sync {
 /// Whether a planned value means the same as the prior one.
 pub trait Equivalence: Send + Sync {
     fn equivalent(&self, prior: &Value, planned: &Value) -> bool;
+    /// The form the value will be read back in, where the provider knows it: a computed
+    /// attribute is planned in that form, so that the state after apply is what a refresh
+    /// reads. `None`: as configured.
+    fn canonical(&self, _value: &Value) -> Option<Value> {
+        None
+    }
     fn describe(&self) -> String;
 }
 
@@ -282,23 +289,28 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Val
     for attribute in &block.attributes {
         let value = fields.entry(attribute.name.clone()).or_insert(Value::Null);
         let configured = config.get(&attribute.name);
+        let before = prior.get(&attribute.name);
         if let Some(default) = &attribute.rules.default
             && configured.is_null()
             && !attribute.required
         {
-            *value = default.clone();
+            // A prior object saved without the attribute (by a version that knew no default)
+            // means the default already: it stays null, until its next refresh fills it in.
+            let unsaved = !prior.is_null() && before.is_null();
+            *value = if unsaved { Value::Null } else { default.clone() };
             continue;
         }
-        let before = prior.get(&attribute.name);
         if let Some(equivalence) = &attribute.rules.equivalence
-            && !before.is_null()
-            && before.is_wholly_known()
             && !value.is_null()
             && value.is_wholly_known()
-            && *value != *before
-            && equivalence.equivalent(before, value)
         {
-            *value = before.clone();
+            if !before.is_null() && before.is_wholly_known() && equivalence.equivalent(before, value) {
+                *value = before.clone();
+            } else if attribute.computed
+                && let Some(canonical) = equivalence.canonical(value)
+            {
+                *value = canonical;
+            }
         }
         if matches!(attribute.ty, Type::Map(_))
             && attribute.computed

@@ -892,12 +892,20 @@ impl pb::provider_server::Provider for ProviderService {
         request: Request<pb::upgrade_resource_identity::Request>,
     ) -> RpcResult<pb::upgrade_resource_identity::Response> {
         let request = request.into_inner();
-        // Identity schemas are at version 0: the stored JSON only needs re-encoding.
+        // An identity keeps its attributes across versions but may lose some: the stored JSON
+        // is re-encoded without the attributes the schema no longer has.
         let outcome = (|| {
             let entry = self.resource(&request.type_name)?;
             let ty = entry.identity_type(&request.type_name)?;
             let raw = request.raw_identity.unwrap_or_default();
-            let identity = codec::decode_json(&raw.json, ty).map_err(|source| ServerError::Decode {
+            let json = match (serde_json::from_slice::<serde_json::Value>(&raw.json), ty) {
+                (Ok(serde_json::Value::Object(mut stored)), Type::Object(attributes)) => {
+                    stored.retain(|name, _| attributes.contains_key(name));
+                    serde_json::to_vec(&stored).unwrap_or_default()
+                }
+                _ => raw.json,
+            };
+            let identity = codec::decode_json(&json, ty).map_err(|source| ServerError::Decode {
                 what: "stored identity",
                 source,
             })?;
@@ -1916,8 +1924,9 @@ mod tests {
             .upgrade_resource_identity(Request::new(pb::upgrade_resource_identity::Request {
                 type_name: "test_widget_v1".into(),
                 version: 0,
+                // An attribute the schema no longer has ("gone") is dropped.
                 raw_identity: Some(pb::RawState {
-                    json: br#"{"name":"w1","zone":null}"#.to_vec(),
+                    json: br#"{"name":"w1","zone":null,"gone":"x"}"#.to_vec(),
                     flatmap: HashMap::new(),
                 }),
             }))

@@ -11,15 +11,16 @@ mod validators;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use plugin_runtime::rules::{Constraint, ConstraintKind, Equivalence, Rules};
-use plugin_runtime::{Attribute, Block, NestedBlock, Value};
+use plugin_runtime::rules::{Constraint, ConstraintKind, Rules};
+use plugin_runtime::{Attribute, Block, NestedBlock, Type, Value};
 
-use crate::kinds::spec_quantity;
+use crate::kinds::spec_quantity::SameQuantity;
 
 const FACTS: &str = include_str!("../catalog/facts.tsv");
 
 /// One fact of a type: `kind` is `default`, `validate`, `force_new`, `diff_suppress`,
-/// `conflicts_with`, `exactly_one_of`, `at_least_one_of` or `required_with`.
+/// `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with`, or `framework` (the
+/// type is a plugin-framework resource, not an SDKv2 one).
 #[derive(Clone, Copy, Debug)]
 pub struct Fact {
     pub path: &'static str,
@@ -106,27 +107,6 @@ fn find_nested<'b>(attributes: &'b mut [Attribute], path: &str) -> Option<Target
     }
 }
 
-/// Quantities that mean the same (`1Gi`, `1024Mi`), alone or as a map's values.
-struct SameQuantity;
-
-impl Equivalence for SameQuantity {
-    fn equivalent(&self, prior: &Value, planned: &Value) -> bool {
-        match (prior.plain(), planned.plain()) {
-            (Value::String(a), Value::String(b)) => spec_quantity::same(a, b),
-            (Value::Map(a), Value::Map(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .all(|(k, v)| b.get(k).is_some_and(|w| self.equivalent(v, w)))
-            }
-            _ => false,
-        }
-    }
-
-    fn describe(&self) -> String {
-        "the same quantity (`1Gi` is `1024Mi`)".to_string()
-    }
-}
-
 /// Suppressions that a kind implements itself, beyond an equivalence of two values.
 const HANDLED_BY_KINDS: [&str; 1] = [
     // The Secret kind keeps `data` out of the write while a write-only revision is set.
@@ -180,12 +160,46 @@ pub const DIFFERENCES: [(&str, &str, &str); 1] = [(
      estates editing one object under one manager would remove each other's fields.",
 )];
 
+/// SDKv2 reads an unset primitive attribute inside a nested block as its zero value, so the
+/// state hashicorp's users have holds `""`, `0` or `false` there: an optional attribute of a
+/// block gets that as its default (never sent: Kubernetes drops zero values itself). The
+/// top-level `metadata` and `timeouts` blocks are outside the kind's fields and keep nulls.
+fn sdk_zero_defaults(block: &mut Block) {
+    for nested in &mut block.blocks {
+        if !matches!(nested.type_name.as_str(), "metadata" | "timeouts") {
+            zero_defaults_in(&mut nested.block);
+        }
+    }
+}
+
+fn zero_defaults_in(block: &mut Block) {
+    for attribute in &mut block.attributes {
+        if attribute.required || attribute.computed || attribute.nested.is_some() {
+            continue;
+        }
+        let zero = match attribute.ty {
+            Type::String => Value::string(""),
+            Type::Number => Value::int(0),
+            Type::Bool => Value::Bool(false),
+            _ => continue,
+        };
+        attribute.set_default(zero);
+    }
+    for nested in &mut block.blocks {
+        zero_defaults_in(&mut nested.block);
+    }
+}
+
 /// Declares the facts of `type_name` on its schema `block`. Returns what could not be declared
 /// (a path the schema lacks, an unreadable argument), each with the fact's source; a test keeps
 /// that empty for every type.
 pub fn annotate(type_name: &str, block: &mut Block) -> Vec<String> {
     let mut problems = Vec::new();
-    for fact in of(type_name) {
+    let facts = of(type_name);
+    for fact in &facts {
+        if fact.kind == "framework" {
+            continue;
+        }
         if DIFFERENCES
             .iter()
             .any(|(path, kind, _)| *path == fact.path && *kind == fact.kind)
@@ -193,7 +207,7 @@ pub fn annotate(type_name: &str, block: &mut Block) -> Vec<String> {
             continue;
         }
         let outcome = match find(block, fact.path) {
-            Some(target) => apply(&fact, target),
+            Some(target) => apply(fact, target),
             None => Err("no such attribute in the schema".to_string()),
         };
         if let Err(why) = outcome {
@@ -202,6 +216,9 @@ pub fn annotate(type_name: &str, block: &mut Block) -> Vec<String> {
                 fact.path, fact.kind, fact.source
             ));
         }
+    }
+    if !facts.is_empty() && !facts.iter().any(|f| f.kind == "framework") {
+        sdk_zero_defaults(block);
     }
     problems
 }
@@ -243,15 +260,5 @@ mod tests {
             .filter(|t| of(t).is_empty() && **t != "kubernetes_manifest")
             .collect();
         assert!(without.is_empty(), "types without facts: {without:?}");
-    }
-
-    #[test]
-    fn quantities_compare_by_meaning_alone_and_in_maps() {
-        let same = SameQuantity;
-        assert!(same.equivalent(&Value::string("1Gi"), &Value::string("1024Mi")));
-        assert!(!same.equivalent(&Value::string("1Gi"), &Value::string("1G")));
-        let map = |v: &str| Value::string_map([("memory", v)]);
-        assert!(same.equivalent(&map("1Gi"), &map("1024Mi")));
-        assert!(!same.equivalent(&map("1Gi"), &Value::string_map([("cpu", "1Gi")])));
     }
 }

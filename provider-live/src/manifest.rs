@@ -503,7 +503,7 @@ impl Resource for Manifest {
     }
 
     fn identity_schema(&self) -> Option<IdentitySchema> {
-        Some(identity::schema())
+        Some(identity::manifest_schema())
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {

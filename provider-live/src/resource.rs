@@ -27,9 +27,9 @@ use crate::{facts, identity, metadata, plan, timeouts};
 pub struct TypedResource<K: Kind> {
     kind: K,
     ctx: Arc<Context>,
-    /// The kind's block and the resource's schema, built on first use: every plan, read and
-    /// write needs them, and building them anew for each object cost more than the rest.
-    schemas: OnceLock<(Block, Schema)>,
+    /// The resource's schema, built on first use: every plan, read and write needs it, and
+    /// building it anew for each object cost more than the rest.
+    schema: OnceLock<Schema>,
 }
 
 /// The API resource of a kind known at compile time.
@@ -71,16 +71,15 @@ impl<K: Kind> TypedResource<K> {
         TypedResource {
             kind,
             ctx,
-            schemas: OnceLock::new(),
+            schema: OnceLock::new(),
         }
     }
 
-    /// The kind's block (without `id`, `estate`, `metadata`) and the resource's whole schema.
-    fn schemas(&self) -> &(Block, Schema) {
-        self.schemas.get_or_init(|| {
+    /// The kind's block with `id`, `estate`, `metadata` and hashicorp's facts.
+    fn built(&self) -> &Schema {
+        self.schema.get_or_init(|| {
             let info = self.info();
-            let kind_block = self.kind.block();
-            let mut block = kind_block.clone();
+            let mut block = self.kind.block();
             block.description = info.description.to_string();
             let id_doc = if info.namespaced {
                 "`<namespace>/<name>` of the object."
@@ -103,13 +102,13 @@ impl<K: Kind> TypedResource<K> {
             // The catalog's facts are checked against every schema by a test; one that no
             // longer fits is left out rather than failing the provider.
             let _ = facts::annotate(info.type_name, &mut block);
-            (kind_block, Schema::new(0, block))
+            Schema::new(0, block)
         })
     }
 
     /// The resource's schema block.
     fn block(&self) -> &Block {
-        &self.schemas().1.block
+        &self.built().block
     }
 
     fn info(&self) -> &'static KindInfo {
@@ -140,13 +139,15 @@ impl<K: Kind> TypedResource<K> {
         let object = &ownership.without_foreign(live);
         // An import has no prior to say which optional fields are the user's: the fields some
         // manager wrote are, the server's defaults are not.
-        let claimed;
+        let (claimed, owned);
         let kind_prior = if prior.is_null() {
-            let mut owned = ownership.claimed(object);
-            self.kind.unclaim(&mut owned);
-            claimed = self.kind.from_object(&owned, &Value::Null);
+            let mut mine = ownership.claimed(object);
+            self.kind.unclaim(&mut mine);
+            claimed = self.kind.from_object(&mine, &Value::Null);
+            owned = mine;
             &claimed
         } else {
+            owned = Json::Null;
             prior
         };
         let mut state = match self.kind.from_object(object, kind_prior) {
@@ -156,7 +157,14 @@ impl<K: Kind> TypedResource<K> {
         if prior.is_null() {
             self.kind.imported(live, &mut state);
         }
-        let meta = metadata::from_json(object, metadata::of(prior), info.namespaced, self.ctx.ignore());
+        let mut meta = metadata::from_json(object, metadata::of(prior), info.namespaced, self.ctx.ignore());
+        if prior.is_null() {
+            // An import takes the labels and annotations some manager wrote, not those the
+            // server added itself (a pod's topology labels, copied from its node).
+            let written = metadata::from_json(&owned, &Value::Null, info.namespaced, self.ctx.ignore());
+            meta.set("labels", written.get("labels").clone());
+            meta.set("annotations", written.get("annotations").clone());
+        }
         let id = self.target(&meta).map(|t| t.import_id());
         state.set("id", Value::from(id));
         state.set(
@@ -273,7 +281,7 @@ impl<K: Kind> TypedResource<K> {
         // hashicorp sends its defaults; those Kubernetes treats as unset (Go's zero values)
         // stay out, as the server would drop them and read them back as absent.
         let config = rules::with_defaults(self.block(), config, &|v| !spec_convert::is_zero(v));
-        let configured = plan::configured_only(&self.schemas().0, value, &config);
+        let configured = plan::configured_only(self.block(), value, &config);
         body.extend(self.kind.to_object(&configured)?);
         Ok(Json::Object(body))
     }
@@ -343,7 +351,7 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     fn schema(&self) -> Schema {
-        self.schemas().1.clone()
+        self.built().clone()
     }
 
     fn validate(&self, config: &Value) -> Diagnostics {
@@ -416,6 +424,13 @@ impl<K: Kind> Resource for TypedResource<K> {
                 &planned,
                 &self.kind.immutable_paths(),
             ));
+            // Only when the object itself would change (an import of an immutable Secret reads
+            // its binary keys into `data`: the same bytes, no replacement); the engine then keeps
+            // the paths whose value changes.
+            let after = self.kind.replaced_after(prior);
+            if !after.is_empty() && self.kind.to_object(prior).ok() != self.kind.to_object(&planned).ok() {
+                response.requires_replace.extend(after);
+            }
             if planned == *prior {
                 response.planned_state = planned;
                 return Ok(response);
@@ -468,7 +483,7 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     fn identity_schema(&self) -> Option<IdentitySchema> {
-        Some(identity::schema())
+        Some(identity::schema(self.info().namespaced))
     }
 
     /// `None` while the name or namespace is unknown (a create the server names).

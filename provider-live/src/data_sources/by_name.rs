@@ -77,7 +77,8 @@ fn shown(map: &Value, ignore: &[regex::Regex]) -> Value {
     }
 }
 
-/// Filters the labels and annotations of a `metadata` block value read in full.
+/// Filters the labels and annotations of a `metadata` block value read in full; a kind with
+/// no generation (a Namespace, a Secret) reads 0, as hashicorp's state has it.
 pub(super) fn filter_metadata(metadata: &mut Value, ignore: &Ignore) {
     if let Value::List(items) = metadata {
         for item in items {
@@ -85,6 +86,11 @@ pub(super) fn filter_metadata(metadata: &mut Value, ignore: &Ignore) {
             let annotations = shown(item.get("annotations"), &ignore.annotations);
             item.set("labels", labels);
             item.set("annotations", annotations);
+            if item.get("generation").is_null()
+                && item.entries().is_some_and(|m| m.contains_key("generation"))
+            {
+                item.set("generation", Value::int(0));
+            }
         }
     }
 }

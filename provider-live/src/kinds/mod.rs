@@ -59,6 +59,18 @@ pub fn listable(ctx: &Arc<Context>) -> Vec<Arc<dyn Listable>> {
     out
 }
 
+/// An immutable ConfigMap's or Secret's contents: once `immutable` is true, the API server
+/// refuses any change of them, so hashicorp replaces the object instead (its CustomizeDiff).
+pub(crate) fn immutable_contents(prior: &Value) -> Vec<plugin_runtime::AttributePath> {
+    if prior.get("immutable").as_bool() != Some(true) {
+        return Vec::new();
+    }
+    ["data", "binary_data", "immutable"]
+        .into_iter()
+        .map(plugin_runtime::AttributePath::root)
+        .collect()
+}
+
 /// A map-of-strings attribute read from a live JSON object (`data`, `binaryData`), by the
 /// rules that keep other writers' keys from turning into diffs: a map the prior does not
 /// manage (null in a prior resource) stays null; an absent or empty live map keeps the
