@@ -36,6 +36,7 @@ use async_trait::async_trait;
 use kube::Client;
 use kube::api::ApiResource;
 use kube_estate::{ApiError, FieldConflict, ObjectRef};
+use plugin_runtime::rules;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
     ImportResponse, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
@@ -45,6 +46,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
 use crate::discovery::DiscoveryError;
+use crate::kinds::spec_convert;
 use crate::lifecycle::{self, diag};
 use crate::metadata::of as meta;
 use crate::objects::{self, Manager, Target};
@@ -528,7 +530,13 @@ impl PatchResource {
         };
         let live = live.ok_or_else(missing)?;
         self.kind.check(&live, planned).map_err(diag)?;
-        let mut fields = self.kind.intent(planned)?;
+        // What the configuration sets, hashicorp's defaults with it (but Go's zero values, which
+        // Kubernetes treats as unset).
+        let block = self.schema().block;
+        let config = rules::with_defaults(&block, &req.config, &|v| !spec_convert::is_zero(v));
+        let mut fields = self
+            .kind
+            .intent(&plan::configured_only(&block, planned, &config))?;
         self.kind
             .keep_others(&mut fields, &live, &[planned, &req.prior_state]);
         let manager = self.manager_of(planned, conn.estate.as_str());
