@@ -7,7 +7,8 @@
 //! - [`schema`], [`diagnostics`]: what providers declare and report;
 //! - [`provider`]: the traits a provider, resource and data source implement;
 //!   [`function`] and [`ephemeral`]: provider-defined functions and ephemeral resources; [`identity`]:
-//!   resource identity schemas; [`list`]: list resources for `terraform query`;
+//!   resource identity schemas; [`list`]: list resources for `terraform query`; [`action`]:
+//!   actions (`action` blocks);
 //! - [`server`]: the tfplugin6 gRPC service, translating requests to those traits
 //!   ([`proto`] holds the generated code);
 //! - [`handshake`], [`tls`], `listener`, `go_plugin`, `lifecycle`: go-plugin's handshake,
@@ -18,6 +19,7 @@
 //!
 //! Nothing here knows about Kubernetes.
 
+pub mod action;
 pub mod codec;
 pub mod diagnostics;
 pub mod duration;
@@ -37,6 +39,7 @@ pub mod tls;
 pub mod types;
 pub mod value;
 
+pub use action::{Action, InvokeRequest, Progress};
 pub use diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
 pub use ephemeral::{
     CloseRequest, EphemeralResource, OpenRequest, OpenResponse, RenewRequest, RenewResponse,
