@@ -62,28 +62,36 @@ const DEFAULT_NAMESPACE: &str = "default";
 pub enum ActionError {
     #[error("{object} not found")]
     NotFound { object: ObjectRef, action: &'static str },
-    #[error("{object} belongs to estate \"{owner}\"")]
-    OtherEstate {
-        object: ObjectRef,
-        owner: String,
-        estate: String,
-        action: &'static str,
-    },
-    #[error("{object} belongs to no estate")]
-    Unlabelled {
-        object: ObjectRef,
-        estate: String,
-        action: &'static str,
-    },
     #[error(transparent)]
-    Api(#[from] ApiError),
+    Refused(Box<Refusal>),
+    #[error(transparent)]
+    Api(Box<ApiError>),
     /// A wait ended without the object being as awaited; `done` says what the action had done
     /// by then ("The restart was made.").
     #[error("{error}")]
-    Wait { error: WaitError, done: &'static str },
+    Wait {
+        error: Box<WaitError>,
+        done: &'static str,
+    },
     /// Anything else, as its diagnostic.
     #[error("{}", .0.summary)]
     Other(Diagnostic),
+}
+
+/// An object a mutating action may not touch: another estate's (`owner`), or one of none.
+#[derive(Debug, thiserror::Error)]
+#[error("{object} belongs to {}", match owner { Some(o) => format!("estate \"{o}\""), None => "no estate".to_string() })]
+pub struct Refusal {
+    object: ObjectRef,
+    owner: Option<String>,
+    estate: String,
+    action: &'static str,
+}
+
+impl From<ApiError> for ActionError {
+    fn from(e: ApiError) -> ActionError {
+        ActionError::Api(Box::new(e))
+    }
 }
 
 impl From<Diagnostic> for ActionError {
@@ -98,6 +106,16 @@ impl From<crate::discovery::DiscoveryError> for ActionError {
     }
 }
 
+impl ActionError {
+    /// A wait that ended without the object being as awaited, after the action did `done`.
+    fn wait(error: WaitError, done: &'static str) -> ActionError {
+        ActionError::Wait {
+            error: Box::new(error),
+            done,
+        }
+    }
+}
+
 impl From<ActionError> for Diagnostic {
     fn from(e: ActionError) -> Diagnostic {
         let summary = e.to_string();
@@ -106,34 +124,28 @@ impl From<ActionError> for Diagnostic {
                 summary,
                 format!("{action} found no {object} in the cluster: check its kind, name and namespace."),
             ),
-            ActionError::OtherEstate {
-                object,
-                owner,
-                estate,
-                action,
-            } => Diagnostic::error(
-                summary,
-                format!(
-                    "{object} carries the label tofu-estate={owner}, and this provider acts for estate \
-                     \"{estate}\": {action} changes only objects of its own estate, so it was left \
-                     untouched. Set any_estate = true in the action's config to act on it anyway."
-                ),
-            ),
-            ActionError::Unlabelled {
-                object,
-                estate,
-                action,
-            } => Diagnostic::error(
-                summary,
-                format!(
-                    "{object} carries no tofu-estate label: no estate made it, and this provider acts \
-                     for estate \"{estate}\". {action} changes only objects of its own estate, so it \
-                     was left untouched. Set any_estate = true in the action's config to act on it \
-                     anyway."
-                ),
-            ),
-            ActionError::Api(e) => e.into(),
-            ActionError::Wait { error, done } => waited(error, done),
+            ActionError::Refused(refusal) => {
+                let Refusal {
+                    object,
+                    owner,
+                    estate,
+                    action,
+                } = *refusal;
+                let label = match owner {
+                    Some(owner) => format!("carries the label tofu-estate={owner}"),
+                    None => "carries no tofu-estate label (no estate made it)".to_string(),
+                };
+                Diagnostic::error(
+                    summary,
+                    format!(
+                        "{object} {label}, and this provider acts for estate \"{estate}\": {action} \
+                         changes only objects of its own estate, so it was left untouched. Set \
+                         any_estate = true in the action's config to act on it anyway."
+                    ),
+                )
+            }
+            ActionError::Api(e) => (*e).into(),
+            ActionError::Wait { error, done } => waited(*error, done),
             ActionError::Other(d) => d,
         }
     }
@@ -176,20 +188,17 @@ fn ensure_ours(
     if any_estate {
         return Ok(());
     }
-    match guard::decide(Some(live), estate) {
-        Decision::Create | Decision::Adopt => Ok(()),
-        Decision::Refuse(owner) => Err(ActionError::OtherEstate {
-            object: object.clone(),
-            owner,
-            estate: estate.to_string(),
-            action,
-        }),
-        Decision::Unlabelled => Err(ActionError::Unlabelled {
-            object: object.clone(),
-            estate: estate.to_string(),
-            action,
-        }),
-    }
+    let owner = match guard::decide(Some(live), estate) {
+        Decision::Create | Decision::Adopt => return Ok(()),
+        Decision::Refuse(owner) => Some(owner),
+        Decision::Unlabelled => None,
+    };
+    Err(ActionError::Refused(Box::new(Refusal {
+        object: object.clone(),
+        owner,
+        estate: estate.to_string(),
+        action,
+    })))
 }
 
 /// Reads the object at `target`, has `admit` check it, then writes with `write`, which gets
@@ -219,7 +228,7 @@ where
         admit(&live)?;
         match write(live.clone()).await {
             Ok(written) => return Ok((live, written)),
-            Err(ApiError::Conflict { fields, .. }) if fields.is_empty() && attempts > 0 => continue,
+            Err(ApiError::Conflict { fields, .. }) if fields.is_empty() && attempts > 0 => {}
             Err(e) => return Err(e.into()),
         }
     }

@@ -4,7 +4,9 @@
 //! runs `realk8s.local/run-seconds` of its template (default 1), then succeeds, or fails with
 //! exit code 1 when one of its images contains `fail` (the conventions of the real lane's
 //! simulated nodes, `../shared/realk8s`); a failing Job makes `backoffLimit` + 1 pods, one after
-//! the other. No TTL controller: finished Jobs stay.
+//! the other. No TTL controller: finished Jobs stay. It follows the server's [`Rollout`] mode:
+//! `Ready` runs Jobs to their end; `NeverReady` (no nodes) marks them started and no pod ever
+//! ends; `Off` (the recorded cluster's controllers) leaves them alone.
 
 use std::time::Duration;
 
@@ -13,7 +15,7 @@ use serde_json::{Value, json};
 use crate::meta;
 use crate::resources;
 use crate::semantics::{self, WriteInfo};
-use crate::state::Shared;
+use crate::state::{Rollout, Shared};
 
 const MANAGER: &str = "kube-controller-manager";
 const RUN_SECONDS: &str = "realk8s.local/run-seconds";
@@ -23,8 +25,13 @@ const START_DELAY: Duration = Duration::from_millis(100);
 /// Starts a Job the controller has not started yet (no `status.startTime`, not suspended):
 /// marks it started at once, then runs its pods in the background.
 pub fn start(st: &Shared, job: &Value) {
+    let mode = st.rollout();
     let started = job["status"].get("startTime").is_some_and(|t| !t.is_null());
-    if started || job["spec"]["suspend"] == true || job["metadata"].get("deletionTimestamp").is_some() {
+    if mode == Rollout::Off
+        || started
+        || job["spec"]["suspend"] == true
+        || job["metadata"].get("deletionTimestamp").is_some()
+    {
         return;
     }
     let now = meta::now();
@@ -37,6 +44,9 @@ pub fn start(st: &Shared, job: &Value) {
     }) else {
         return;
     };
+    if mode == Rollout::NeverReady {
+        return;
+    }
     let st = st.clone();
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
         handle.spawn(async move { run(&st, job).await });

@@ -58,6 +58,10 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
              runs.",
         );
     }
+    let owner = match kind {
+        Kind::Action => Owner::Action,
+        _ => Owner::Type,
+    };
     let mut text = String::new();
     let _ = write!(
         text,
@@ -78,7 +82,7 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
         text,
         "{description}\n\n## Example Usage\n\n```terraform\n{}\n```\n\n{}",
         example.trim_end(),
-        reference::render(&doc.schema.block, Owner::Type, "##", ""),
+        reference::render(&doc.schema.block, owner, "##", ""),
     );
     if kind == Kind::Resource {
         let commands = rename(import_commands(root, canonical, &written)?);

@@ -1,5 +1,5 @@
-# After the database's Deployment is created, wait until it is Available and its Service has
-# a load balancer address, before anything that depends on the Deployment goes on.
+# Once the database's Deployment is created, wait until it is Available with a ready replica:
+# the apply fails, saying what the Deployment had, when it is not within 10 minutes.
 resource "kubernetes_deployment_v1" "db" {
   metadata {
     name      = "db"
@@ -47,7 +47,7 @@ action "kubernetes_wait" "db_ready" {
   }
 }
 
-# Any kind, with a kubectl JSONPath expression:
+# Any kind, with a kubectl JSONPath expression (terraform apply -invoke=action.kubernetes_wait.db_address):
 action "kubernetes_wait" "db_address" {
   config {
     api_version = "v1"

@@ -125,10 +125,10 @@ impl JobRun {
                 }
                 Err(ActionError::Other(diagnostic))
             }
-            Err(error) => Err(ActionError::Wait {
+            Err(error) => Err(ActionError::wait(
                 error,
-                done: "The Job was created and runs on in the cluster.",
-            }),
+                "The Job was created and runs on in the cluster.",
+            )),
         }
     }
 }

@@ -99,10 +99,10 @@ impl RolloutRestart {
                 action: TYPE_NAME,
             }),
             Ok(Some(_)) => Ok(Diagnostics::new()),
-            Err(error) => Err(ActionError::Wait {
+            Err(error) => Err(ActionError::wait(
                 error,
-                done: "The restart was made; the rollout goes on in the cluster.",
-            }),
+                "The restart was made; the rollout goes on in the cluster.",
+            )),
         }
     }
 }

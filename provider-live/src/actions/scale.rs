@@ -95,10 +95,10 @@ impl Scale {
                 action: TYPE_NAME,
             }),
             Ok(Some(_)) => Ok(out),
-            Err(error) => Err(ActionError::Wait {
+            Err(error) => Err(ActionError::wait(
                 error,
-                done: "The replicas were set; the controller goes on in the cluster.",
-            }),
+                "The replicas were set; the controller goes on in the cluster.",
+            )),
         }
     }
 }

@@ -64,10 +64,7 @@ impl Wait {
         let what = format!("meet {}", criteria.describe());
         match objects::poll(client, &target, None, pace, &what, check).await {
             Ok(_) => Ok(Diagnostics::new()),
-            Err(error) => Err(ActionError::Wait {
-                error,
-                done: "Nothing was changed.",
-            }),
+            Err(error) => Err(ActionError::wait(error, "Nothing was changed.")),
         }
     }
 }
@@ -180,7 +177,10 @@ impl Criteria {
             [one] => {
                 let value = display(one);
                 match wanted {
-                    Some(w) if *w != value => Some(format!("{path} is {}{wanted_text}", self.show(&value))),
+                    Some(w) if *w != value && self.secret => Some(format!(
+                        "{path} does not have the wanted value (a Secret's values are not shown)"
+                    )),
+                    Some(w) if *w != value => Some(format!("{path} is {value:?}{wanted_text}")),
                     _ => None,
                 }
             }
