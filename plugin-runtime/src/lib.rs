@@ -8,7 +8,8 @@
 //!   defaults and replacements declared on a schema, which the runtime applies to every resource;
 //! - [`provider`]: the traits a provider, resource and data source implement;
 //!   [`function`] and [`ephemeral`]: provider-defined functions and ephemeral resources; [`identity`]:
-//!   resource identity schemas; [`list`]: list resources for `terraform query`;
+//!   resource identity schemas; [`list`]: list resources for `terraform query`; [`action`]:
+//!   actions (`action` blocks);
 //! - [`server`]: the tfplugin6 gRPC service, translating requests to those traits
 //!   ([`proto`] holds the generated code);
 //! - [`handshake`], [`tls`], `listener`, `go_plugin`, `lifecycle`: go-plugin's handshake,
@@ -19,6 +20,7 @@
 //!
 //! Nothing here knows about Kubernetes.
 
+pub mod action;
 pub mod codec;
 pub mod diagnostics;
 pub mod duration;
@@ -39,6 +41,7 @@ pub mod tls;
 pub mod types;
 pub mod value;
 
+pub use action::{Action, InvokeRequest, Progress};
 pub use diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
 pub use ephemeral::{
     CloseRequest, EphemeralResource, OpenRequest, OpenResponse, RenewRequest, RenewResponse,

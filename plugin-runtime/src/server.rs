@@ -1,11 +1,14 @@
 //! The tfplugin6 `Provider` gRPC service, translating each RPC into calls on the
 //! [`Provider`], [`Resource`] and [`DataSource`] traits, and on provider-defined
-//! [`Function`]s, [`EphemeralResource`]s and [`ListResource`]s.
+//! [`Function`]s, [`EphemeralResource`]s, [`ListResource`]s and actions (their RPCs in
+//! [`actions`]).
 //!
 //! Values are decoded against the schema of the type named in the request and encoded
 //! back the same way; failures of the protocol layer itself (an unknown type name, a value
 //! that does not decode) become error diagnostics here, at one boundary. Nothing here logs
 //! a value: configurations and states carry secrets.
+
+mod actions;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
@@ -52,6 +55,8 @@ enum ServerError {
     UnknownEphemeralResource(String),
     #[error("this provider has no list resource type {0:?}")]
     UnknownListResource(String),
+    #[error("this provider has no action type {0:?}")]
+    UnknownAction(String),
     #[error("invalid {what} from the engine: {source}")]
     Decode { what: &'static str, source: CodecError },
     #[error("the provider produced an invalid {what}: {source}")]
@@ -75,6 +80,7 @@ impl From<ServerError> for Diagnostic {
             ServerError::UnknownDataSource(_) => "Unknown data source",
             ServerError::UnknownEphemeralResource(_) => "Unknown ephemeral resource type",
             ServerError::UnknownListResource(_) => "Unknown list resource type",
+            ServerError::UnknownAction(_) => "Unknown action type",
             ServerError::Decode { .. } => "Invalid value from Terraform",
             ServerError::Encode { .. } => "Provider produced an invalid value",
             ServerError::FlatmapState => "Unsupported state format",
@@ -211,6 +217,7 @@ pub struct ProviderService {
     ephemeral_resources: BTreeMap<String, Arc<EphemeralEntry>>,
     /// Keyed by type name and by every alias.
     list_resources: BTreeMap<String, Arc<ListEntry>>,
+    actions: BTreeMap<String, Arc<actions::ActionEntry>>,
     functions: BTreeMap<String, Arc<FunctionEntry>>,
 }
 
@@ -277,6 +284,7 @@ impl ProviderService {
         ProviderService {
             provider_type: provider_schema.value_type(),
             provider_schema,
+            actions: actions::table(provider.as_ref()),
             provider,
             resources,
             data_sources,
@@ -739,6 +747,7 @@ impl pb::provider_server::Provider for ProviderService {
                     type_name: name.clone(),
                 })
                 .collect(),
+            actions: self.action_metadata(),
             ..Default::default()
         }))
     }
@@ -770,6 +779,7 @@ impl pb::provider_server::Provider for ProviderService {
                 .iter()
                 .map(|(name, entry)| (name.clone(), to_proto_schema(entry.schema())))
                 .collect::<HashMap<_, _>>(),
+            action_schemas: self.action_schemas(),
             server_capabilities: Some(Self::capabilities()),
             ..Default::default()
         }))
@@ -1320,6 +1330,27 @@ impl pb::provider_server::Provider for ProviderService {
         Ok(Response::new(pb::validate_list_resource_config::Response {
             diagnostics: diagnostics_of(result),
         }))
+    }
+
+    async fn validate_action_config(
+        &self,
+        request: Request<pb::validate_action_config::Request>,
+    ) -> RpcResult<pb::validate_action_config::Response> {
+        Ok(Response::new(self.validate_action(request.into_inner())))
+    }
+
+    async fn plan_action(
+        &self,
+        request: Request<pb::plan_action::Request>,
+    ) -> RpcResult<pb::plan_action::Response> {
+        Ok(Response::new(self.plan_invocation(request.into_inner()).await))
+    }
+
+    async fn invoke_action(
+        &self,
+        request: Request<pb::invoke_action::Request>,
+    ) -> RpcResult<actions::EventStream> {
+        Ok(Response::new(self.start_invocation(request.into_inner())))
     }
 
     async fn stop_provider(

@@ -6,8 +6,10 @@
 //! written), both through [`lifecycle`]; [`metadata`], [`plan`], [`guard`] are pure rules;
 //! [`objects`], [`cache`] and [`discovery`] talk to the API, and [`stop`] cuts their waits short
 //! on Ctrl-C; [`ownership`] reads who owns which field. [`data_sources`] reads the cluster
-//! without writing; [`list`] finds existing objects for `terraform query`.
+//! without writing; [`list`] finds existing objects for `terraform query`; [`actions`] are the
+//! `action` blocks' operations (restart, scale, wait, run a Job).
 
+pub mod actions;
 pub mod cache;
 pub mod catalog;
 pub mod context;

@@ -217,6 +217,34 @@ pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Resu
     Ok(to_json(patched, &target.resource))
 }
 
+/// A JSON merge patch of the object (or of its `subresource`, e.g. `scale`) as field manager
+/// `manager`: what the actions write, under managers of their own. A precondition goes in the
+/// patch's `metadata` (uid, resourceVersion). Returns what the server answered (for a
+/// subresource, its own kind).
+pub async fn patch_as(
+    client: &Client,
+    target: &Target,
+    patch: &Json,
+    manager: &str,
+    subresource: Option<&str>,
+) -> Result<Json, ApiError> {
+    let api = target.api(client);
+    let params = PatchParams {
+        field_manager: Some(manager.to_string()),
+        ..PatchParams::default()
+    };
+    let patch = Patch::Merge(patch);
+    let patched = match subresource {
+        None => with_retry(|| api.patch(&target.name, &params, &patch)).await,
+        Some(sub) => with_retry(|| api.patch_subresource(sub, &target.name, &params, &patch)).await,
+    }
+    .map_err(target.error("patch"))?;
+    Ok(match subresource {
+        None => to_json(patched, &target.resource),
+        Some(_) => serde_json::to_value(patched).unwrap_or_default(),
+    })
+}
+
 /// Deletes the object `precondition` names with background propagation; an object already
 /// gone is fine.
 pub async fn delete(client: &Client, target: &Target, precondition: &Precondition) -> Result<(), ApiError> {

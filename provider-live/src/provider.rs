@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use plugin_runtime::{
-    Attribute, AttributePath, DataSource, Diagnostic, Diagnostics, EphemeralResource, Function, ListResource,
-    Provider, Resource, Schema, Type, Value,
+    Action, Attribute, AttributePath, DataSource, Diagnostic, Diagnostics, EphemeralResource, Function,
+    ListResource, Provider, Resource, Schema, Type, Value,
 };
 use regex::Regex;
 
+use crate::actions;
 use crate::context::Context;
 use crate::data_sources;
 use crate::ephemeral;
@@ -135,6 +136,11 @@ impl Provider for LiveProvider {
         let mut targets = kinds::listable(&self.ctx);
         targets.push(Arc::new(Manifest::new(self.ctx.clone())));
         list::all(targets, &self.ctx)
+    }
+
+    /// Terraform 1.14+ only (`action` blocks); engines without actions never ask.
+    fn actions(&self) -> Vec<Arc<dyn Action>> {
+        actions::all(&self.ctx)
     }
 }
 

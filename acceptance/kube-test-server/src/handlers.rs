@@ -455,6 +455,9 @@ impl<'a> Call<'a> {
         if self.rt == resources::CRDS {
             crd::after_write(self.st, obj);
         }
+        if self.rt == resources::JOBS {
+            crate::jobs::start(self.st, obj);
+        }
         self.st.written.notify_one();
     }
 

@@ -13,8 +13,8 @@
 //! [`reviews`] / [`watch`] over [`store`]. A write goes through [`defaults`] (driven by the
 //! recorded OpenAPI in [`schema`]), [`strategy`], [`admission`], [`validation`], [`policies`]
 //! (ValidatingAdmissionPolicy over [`cel`]) and [`allocation`] like the real registry;
-//! [`builtin`] holds the objects a fresh apiserver creates; [`controllers`] and [`rollout`]
-//! play the controller-manager;
+//! [`builtin`] holds the objects a fresh apiserver creates; [`controllers`], [`rollout`] and
+//! [`jobs`] play the controller-manager;
 //! [`testing`] serves the `/_test/...` hooks (request counters, injected faults, users,
 //! Deployment rollout mode). `tests/conformance.rs` replays the recorded transcripts.
 
@@ -38,6 +38,7 @@ pub mod crd;
 pub mod discovery;
 pub mod handlers;
 pub mod index;
+pub mod jobs;
 pub mod kinds;
 pub mod kubeconfig;
 pub mod meta;

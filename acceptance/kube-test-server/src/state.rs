@@ -10,15 +10,18 @@ use crate::store::Store;
 use crate::telemetry::Telemetry;
 use crate::tls::CaMaterial;
 
-/// What the Deployment controller does with new Deployments.
+/// What the Deployment controller does with new Deployments (and the Job controller with
+/// Jobs, [`crate::jobs`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Rollout {
-    /// Status is filled in shortly after each change, with all replicas ready.
+    /// Status is filled in shortly after each change, with all replicas ready (Jobs run to
+    /// their end).
     #[default]
     Ready,
-    /// Status is filled in but no replica ever becomes ready or available.
+    /// Status is filled in but no replica ever becomes ready or available (a Job starts, its
+    /// pods never end).
     NeverReady,
-    /// No Deployment controller, as in the recorded cluster: status stays `{}`.
+    /// No Deployment or Job controller, as in the recorded cluster: status stays `{}`.
     Off,
 }
 

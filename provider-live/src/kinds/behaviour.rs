@@ -324,7 +324,7 @@ fn observed(object: &Json) -> Option<Readiness> {
     })
 }
 
-fn deployment_rollout(deployment: &Json) -> Readiness {
+pub(crate) fn deployment_rollout(deployment: &Json) -> Readiness {
     if let Some(waiting) = observed(deployment) {
         return waiting;
     }
@@ -352,7 +352,7 @@ fn deployment_rollout(deployment: &Json) -> Readiness {
     }
 }
 
-fn stateful_set_rollout(set: &Json) -> Readiness {
+pub(crate) fn stateful_set_rollout(set: &Json) -> Readiness {
     if let Some(waiting) = observed(set) {
         return waiting;
     }
@@ -369,7 +369,7 @@ fn stateful_set_rollout(set: &Json) -> Readiness {
     }
 }
 
-fn daemon_set_rollout(set: &Json) -> Readiness {
+pub(crate) fn daemon_set_rollout(set: &Json) -> Readiness {
     if let Some(waiting) = observed(set) {
         return waiting;
     }
@@ -386,7 +386,7 @@ fn daemon_set_rollout(set: &Json) -> Readiness {
     }
 }
 
-fn job_complete(job: &Json) -> Readiness {
+pub(crate) fn job_complete(job: &Json) -> Readiness {
     let conditions = job["status"]["conditions"]
         .as_array()
         .cloned()
