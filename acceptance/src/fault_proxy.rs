@@ -324,9 +324,16 @@ async fn handle(
             .copied()
             .filter(|f| write || !f.after())
             .collect();
+        // Draws only for the requests in scope, so that with a scope of generateName creates
+        // the seed alone decides which of them fail, whatever other requests come between.
         let fault = (in_scope && !applicable.is_empty() && rng.f64() < plan.rate)
             .then(|| applicable[rng.usize(..applicable.len())]);
-        (fault, plan.latency.mul_f64(rng.f64()))
+        let latency = if plan.latency.is_zero() {
+            Duration::ZERO
+        } else {
+            plan.latency.mul_f64(rng.f64())
+        };
+        (fault, latency)
     };
     {
         let mut report = shared.report.lock().expect("report lock");
