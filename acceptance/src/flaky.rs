@@ -1,7 +1,9 @@
 //! Issue 29's estate behind the fault proxy ([`crate::fault_proxy`]): 37 objects (a Namespace,
 //! ConfigMaps, Secrets, ServiceAccounts, a Service, a Role and RoleBinding, a Deployment, and
-//! ConfigMaps named by the server with `generate_name`), applied, planned and destroyed through
-//! the proxy, with the checks that the cluster then holds exactly what is configured. Shared by
+//! ConfigMaps named by the server with `generate_name`) and the estate's recorded outputs (three
+//! output Secrets and a reader's grant, through choudoufu/records), applied, planned and
+//! destroyed through the proxy, with the checks that the cluster then holds exactly what is
+//! configured. Shared by
 //! `tests/flaky_api.rs` and the `bench_flaky` measurement.
 
 use std::io::Write as _;
@@ -22,11 +24,21 @@ pub const SERVICE_ACCOUNTS: usize = 4;
 pub const GENERATED: usize = 2;
 pub const MANY_GENERATED: usize = 8;
 
+/// Output Secrets the estate records, and the reader its grant names.
+pub const OUTPUTS: usize = 3;
+const READER: &str = "app-planner";
+
 /// The estate: namespace `ns` and everything in it, with `generated` ConfigMaps named by the
-/// server.
+/// server, and its recorded outputs (for [`LiveDir::with_records`]).
 pub fn estate_config(ns: &str, generated: usize, cluster: &Cluster) -> String {
     format!(
-        r#"resource "kubernetes_namespace_v1" "ns" {{
+        r#"resource "records_outputs" "this" {{
+  values           = {{ namespace = local.ns, config_maps = {CONFIG_MAPS} }}
+  sensitive_values = {{ token = "s3cret" }}
+  readers          = [{{ kind = "User", name = "{READER}" }}]
+}}
+
+resource "kubernetes_namespace_v1" "ns" {{
   metadata {{
     name = {ns}
   }}
@@ -178,7 +190,7 @@ impl<'a> Flaky<'a> {
         let path = kubeconfig.path().join("proxy.kubeconfig");
         proxy.write_kubeconfig(&path);
         let estate = unique_name(prefix);
-        let work = LiveDir::new(&estate, &path);
+        let work = LiveDir::with_records(&estate, &path);
         let ns = unique_name(prefix);
         work.write(&estate_config(&ns, generated, cluster));
         Flaky {
@@ -225,14 +237,36 @@ impl<'a> Flaky<'a> {
         })
     }
 
-    /// The objects of the estate left anywhere in the cluster (after a destroy: none).
+    /// The objects of the estate left anywhere in the cluster (after a destroy: none but the
+    /// reader's grant, which a records destroy keeps by design).
     pub fn left(&self) -> Vec<String> {
         let selector = format!("tofu-estate={}", self.estate);
         let kinds = expected(0).iter().map(|(k, ..)| *k).collect::<Vec<_>>().join(",");
         let left = self
             .cluster
             .get_json(&[&kinds, "--all-namespaces", "-l", &selector]);
-        names(&left)
+        let records = self.records_namespace();
+        left["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|o| {
+                let grant = matches!(o["kind"].as_str(), Some("Role" | "RoleBinding"))
+                    && o["metadata"]["namespace"] == records.as_str();
+                !grant
+            })
+            .map(|o| {
+                format!(
+                    "{} {}/{}",
+                    o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]
+                )
+            })
+            .collect()
+    }
+
+    /// Where the estate's outputs are recorded.
+    fn records_namespace(&self) -> String {
+        format!("tofu-records-{}", self.estate)
     }
 
     /// How many `generate_name` ConfigMaps beyond the configured ones the namespace holds.
@@ -276,10 +310,19 @@ impl<'a> Flaky<'a> {
                 ));
             }
         }
-        match self.duplicates() {
-            0 => Ok(()),
-            n => Err(format!("{n} generate_name ConfigMaps too many")),
+        if let n @ 1.. = self.duplicates() {
+            return Err(format!("{n} generate_name ConfigMaps too many"));
         }
+        // The recorded outputs: a Secret each, and one grant.
+        let records = self.records_namespace();
+        for (kind, count) in [("secrets", OUTPUTS), ("roles", 1), ("rolebindings", 1)] {
+            let selector = format!("tofu-estate={}", self.estate);
+            let found = names(&self.cluster.get_json(&[kind, "-n", &records, "-l", &selector]));
+            if found.len() != count {
+                return Err(format!("{count} recorded {kind} configured, found {found:?}"));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -290,6 +333,7 @@ impl Drop for Flaky<'_> {
             "delete",
             "namespace",
             &self.ns,
+            &self.records_namespace(),
             "--wait=false",
             "--ignore-not-found",
         ]);

@@ -159,8 +159,13 @@ fn backoff(limits: &Limits, tries: u32, jitter: impl Fn(Duration) -> Duration) -
     jitter(doubled).min(limits.max_delay)
 }
 
-/// Sleeps `delay` unless the deadline would pass first or a stop comes meanwhile.
+/// Sleeps `delay` unless the deadline would pass first or this process is stopped meanwhile.
 async fn wait(delay: Duration) -> Result<(), Ended> {
+    wait_until_stopped(Stop::process(), delay).await
+}
+
+/// Sleeps `delay` unless the deadline would pass first or `stop` comes meanwhile.
+async fn wait_until_stopped(stop: &Stop, delay: Duration) -> Result<(), Ended> {
     if DEADLINE
         .try_with(|deadline| Instant::now() + delay > *deadline)
         .unwrap_or(false)
@@ -169,7 +174,7 @@ async fn wait(delay: Duration) -> Result<(), Ended> {
     }
     tokio::select! {
         () = tokio::time::sleep(delay) => Ok(()),
-        () = Stop::process().requested() => Err(Ended::Stopped),
+        () = stop.requested() => Err(Ended::Stopped),
     }
 }
 
@@ -563,6 +568,37 @@ mod tests {
         // 0.2 + 0.4 s fit before the deadline; 0.8 more would pass it.
         assert_eq!(waits.len(), 2);
         assert_eq!(r.unwrap_err().ended, Ended::Deadline);
+    }
+
+    #[tokio::test]
+    async fn a_wait_ends_at_ctrl_c_and_never_passes_the_operations_deadline() {
+        // Ctrl-C during a minute's wait ends it at once.
+        let stop: &'static Stop = Box::leak(Box::default());
+        let started = Instant::now();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            stop.request();
+        });
+        let waited = wait_until_stopped(stop, Duration::from_secs(60)).await;
+        assert_eq!(waited, Err(Ended::Stopped));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        // After it, no wait starts.
+        assert_eq!(
+            wait_until_stopped(stop, Duration::from_millis(1)).await,
+            Err(Ended::Stopped)
+        );
+        // A wait that would end after the operation's timeout does not start; one before it
+        // does.
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let running = Stop::default();
+        let waited = until(deadline, wait_until_stopped(&running, Duration::from_secs(5))).await;
+        assert_eq!(waited, Err(Ended::Deadline));
+        let waited = until(deadline, wait_until_stopped(&running, Duration::from_millis(10))).await;
+        assert_eq!(waited, Ok(()));
     }
 
     #[tokio::test]

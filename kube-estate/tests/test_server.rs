@@ -242,3 +242,61 @@ async fn exec_block_runs_a_credential_plugin() {
     .unwrap();
     namespaces(conn.client).await.unwrap();
 }
+
+/// A 429 that gives its Retry-After in the header only, with a plain-text body (as proxies
+/// answer): the client waits as long, then tries again.
+#[tokio::test]
+async fn retry_after_in_the_header_alone_is_honoured() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let calls = Arc::new(AtomicU32::new(0));
+    let served = calls.clone();
+    tokio::spawn(async move {
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let served = served.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |_request| {
+                    let first = served.fetch_add(1, Ordering::SeqCst) == 0;
+                    async move {
+                        let answer = if first {
+                            http::Response::builder()
+                                .status(429)
+                                .header("retry-after", "2")
+                                .body("slow down\n".to_string())
+                        } else {
+                            http::Response::builder()
+                                .header("content-type", "application/json")
+                                .body(
+                                    r#"{"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]}"#
+                                        .to_string(),
+                                )
+                        };
+                        Ok::<_, std::convert::Infallible>(answer.unwrap())
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                    .await;
+            });
+        }
+    });
+    let conn = connect(&block(&[
+        ("estate", Value::string("network")),
+        ("host", Value::string(format!("http://{addr}"))),
+    ]))
+    .await
+    .unwrap();
+    let start = std::time::Instant::now();
+    namespaces(conn.client).await.unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    // Without the header's word, the first backoff is at most 200 ms.
+    assert!(
+        start.elapsed() >= std::time::Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}
