@@ -7,7 +7,7 @@
 //! seeded generator; the proxy can also go down altogether (connections refused) and come back
 //! on the same port, and counts what it did ([`FaultReport`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
@@ -53,6 +53,8 @@ pub enum Scope {
     Every,
     /// Creates whose name the server picks (a POST whose body has `metadata.generateName`).
     GeneratedNames,
+    /// The first try of each request (method, path, body): its repetitions go through.
+    FirstTries,
 }
 
 /// What the proxy does to the requests it forwards.
@@ -151,6 +153,8 @@ struct Shared {
     report: Mutex<FaultReport>,
     /// Faulted requests by fingerprint, to tell a retry from a new request.
     faulted: Mutex<HashMap<[u8; 32], bool>>,
+    /// Every request seen, for [`Scope::FirstTries`].
+    seen: Mutex<HashSet<[u8; 32]>>,
     /// `generateName` creates forwarded, for `down_after_generated`.
     generated: Mutex<u32>,
     down: watch::Sender<bool>,
@@ -185,6 +189,7 @@ impl FaultProxy {
             plan,
             report: Mutex::new(FaultReport::default()),
             faulted: Mutex::new(HashMap::new()),
+            seen: Mutex::new(HashSet::new()),
             generated: Mutex::new(0),
             down: watch::channel(false).0,
         });
@@ -317,6 +322,7 @@ async fn handle(
         let in_scope = match plan.scope {
             Scope::Every => true,
             Scope::GeneratedNames => generated,
+            Scope::FirstTries => shared.seen.lock().expect("seen lock").insert(fingerprint),
         };
         let applicable: Vec<Fault> = plan
             .faults

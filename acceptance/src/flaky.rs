@@ -1,6 +1,6 @@
 //! Issue 29's estate behind the fault proxy ([`crate::fault_proxy`]): 37 objects (a Namespace,
 //! ConfigMaps, Secrets, ServiceAccounts, a Service, a Role and RoleBinding, a Deployment, and
-//! ConfigMaps named by the server with `generate_name`) and the estate's recorded outputs (three
+//! ConfigMaps named by the server with `generate_name`) and the estate's recorded outputs (four
 //! output Secrets and a reader's grant, through choudoufu/records), applied, planned and
 //! destroyed through the proxy, with the checks that the cluster then holds exactly what is
 //! configured. Shared by
@@ -25,15 +25,16 @@ pub const GENERATED: usize = 2;
 pub const MANY_GENERATED: usize = 8;
 
 /// Output Secrets the estate records, and the reader its grant names.
-pub const OUTPUTS: usize = 3;
+pub const OUTPUTS: usize = 4;
 const READER: &str = "app-planner";
 
 /// The estate: namespace `ns` and everything in it, with `generated` ConfigMaps named by the
-/// server, and its recorded outputs (for [`LiveDir::with_records`]).
-pub fn estate_config(ns: &str, generated: usize, cluster: &Cluster) -> String {
+/// server, and its recorded outputs (for [`LiveDir::with_records`]). Each `version` changes the
+/// ConfigMaps' data, the Secrets' and an output's value.
+pub fn estate_config(ns: &str, generated: usize, version: u32, cluster: &Cluster) -> String {
     format!(
         r#"resource "records_outputs" "this" {{
-  values           = {{ namespace = local.ns, config_maps = {CONFIG_MAPS} }}
+  values           = {{ namespace = local.ns, config_maps = {CONFIG_MAPS}, version = {version} }}
   sensitive_values = {{ token = "s3cret" }}
   readers          = [{{ kind = "User", name = "{READER}" }}]
 }}
@@ -55,7 +56,7 @@ resource "kubernetes_config_map_v1" "cm" {{
     namespace = local.ns
     labels    = {{ app = "flaky" }}
   }}
-  data = {{ index = count.index }}
+  data = {{ index = count.index, version = {version} }}
 }}
 
 resource "kubernetes_secret_v1" "secret" {{
@@ -64,7 +65,7 @@ resource "kubernetes_secret_v1" "secret" {{
     name      = "secret-${{count.index}}"
     namespace = local.ns
   }}
-  data = {{ password = "p-${{count.index}}" }}
+  data = {{ password = "p-${{count.index}}-{version}" }}
 }}
 
 resource "kubernetes_service_account_v1" "sa" {{
@@ -192,7 +193,7 @@ impl<'a> Flaky<'a> {
         let estate = unique_name(prefix);
         let work = LiveDir::with_records(&estate, &path);
         let ns = unique_name(prefix);
-        work.write(&estate_config(&ns, generated, cluster));
+        work.write(&estate_config(&ns, generated, 1, cluster));
         Flaky {
             cluster,
             proxy,
@@ -217,6 +218,12 @@ impl<'a> Flaky<'a> {
             self.proxy.report()
         ));
         out
+    }
+
+    /// Rewrites the configuration as of `version`: every ConfigMap, Secret and an output change.
+    pub fn change_to(&self, version: u32) {
+        self.work
+            .write(&estate_config(&self.ns, self.generated, version, self.cluster));
     }
 
     /// `apply`, whatever its outcome.
