@@ -4,8 +4,9 @@
 //! as its [`FaultPlan`] says, answers some requests itself (429 with only a `Retry-After` header,
 //! 5xx), breaks their connection before forwarding them, or forwards a write and then loses the
 //! answer (a broken connection, or a gateway's 504). Rates are per request and drawn from a
-//! seeded generator; the proxy can also go down altogether (connections refused) and come back
-//! on the same port, and counts what it did ([`FaultReport`]).
+//! seeded generator. The proxy can also go down altogether (connections refused), right after it
+//! forwarded a chosen `generateName` create and lost its answer, and come back on the same port.
+//! It counts what it did ([`FaultReport`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -218,11 +219,6 @@ impl FaultProxy {
             "admin",
         );
         std::fs::write(path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
-    }
-
-    /// Goes down: open connections are broken and new ones refused, as by a stopped server.
-    pub fn stop(&self) {
-        self.shared.down.send_replace(true);
     }
 
     /// Comes back on the same port.

@@ -3,8 +3,7 @@
 //! ConfigMaps named by the server with `generate_name`) and the estate's recorded outputs (four
 //! output Secrets and a reader's grant, through choudoufu/records), applied, planned and
 //! destroyed through the proxy, with the checks that the cluster then holds exactly what is
-//! configured. Shared by
-//! `tests/flaky_api.rs` and the `bench_flaky` measurement.
+//! configured. Shared by `tests/flaky_api.rs` and the `bench_flaky` measurement.
 
 use std::io::Write as _;
 use std::time::Instant;
