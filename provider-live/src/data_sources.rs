@@ -126,23 +126,14 @@ async fn get(
 }
 
 /// Every object of a kind matching `params`, in one request (verb `list`); errors name the
-/// selectors where an object's name would be.
+/// selectors.
 async fn list(
     client: &kube::Client,
     resource: &ApiResource,
     namespace: Option<&str>,
     params: &ListParams,
 ) -> Result<Vec<Json>, ReadError> {
-    let selectors: Vec<&str> = [params.label_selector.as_deref(), params.field_selector.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    let what = if selectors.is_empty() {
-        "*".to_string()
-    } else {
-        selectors.join(",")
-    };
-    Ok(crate::objects::list_with(client, resource, namespace, params, &what).await?)
+    Ok(crate::objects::list_with(client, resource, namespace, params).await?)
 }
 
 /// The first element of a block list (`Null` when absent).

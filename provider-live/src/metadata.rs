@@ -265,14 +265,18 @@ const SERVER_KEYS: &[&str] = &[
     "deprecated.daemonset.template.generation",
 ];
 
-/// Whether a key found on an object belongs to the user: not the estate label, not ignored by
-/// the provider block, not one Kubernetes writes itself ([`SERVER_KEYS`]).
+/// Whether a key found on an object belongs to the user: not the estate label nor a create's
+/// token ([`crate::create::TOKEN_LABEL`]), not ignored by the provider block, not one
+/// Kubernetes writes itself ([`SERVER_KEYS`]).
 pub fn user_key(key: &str, ignore: &[Regex]) -> bool {
     let server = SERVER_KEYS.iter().any(|k| match k.strip_suffix('/') {
         Some(prefix) => key.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/')),
         None => key == *k,
     });
-    key != ESTATE_LABEL && !server && !ignore.iter().any(|r| r.is_match(key))
+    key != ESTATE_LABEL
+        && key != crate::create::TOKEN_LABEL
+        && !server
+        && !ignore.iter().any(|r| r.is_match(key))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use plugin_runtime::{
 use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
+use crate::create;
 use crate::discovery::Resolved;
 use crate::guard::{self, Check};
 use crate::kind::{Kind, KindInfo};
@@ -251,9 +252,23 @@ impl<K: Kind> TypedResource<K> {
                     namespace: meta.get("namespace").as_str().map(str::to_string),
                     name: meta.get("generate_name").as_str().unwrap_or_default().to_string(),
                 };
-                let created = objects::create(client, &target, &body, FIELD_MANAGER).await;
-                self.ctx.cache.invalidate();
-                created.map_err(diag)?
+                match create::generated(client, &target, &body, FIELD_MANAGER, &conn.estate).await {
+                    Ok(created) => {
+                        self.ctx
+                            .cache
+                            .wrote(&Target::of(target.resource.clone(), &created));
+                        created
+                    }
+                    Err(e) => match e.pending().map(create::Pending::encode) {
+                        // The outcome is unknown: saved (as tainted) with the token the next
+                        // refresh looks the object up by.
+                        Some(private) => {
+                            diagnostics.push(e.into());
+                            return Ok((create::unknowns_to_null(planned), private));
+                        }
+                        None => return Err(diag(e)),
+                    },
+                }
             }
         };
         let applied = match self.kind.wait_ready(client, &applied, planned).await {

@@ -55,4 +55,9 @@ impl Provider for RecordsProvider {
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
         vec![Arc::new(EstateOutputs::new(self.configured.clone()))]
     }
+
+    /// Ctrl-C: retries of failing requests end at once.
+    async fn stop(&self) {
+        kube_estate::Stop::process().request();
+    }
 }

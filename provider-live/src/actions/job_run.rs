@@ -155,15 +155,7 @@ fn counts(job: &Json) -> String {
 /// The pods the Job controller made for Job `name`.
 async fn job_pods(client: &kube::Client, namespace: &str, name: &str) -> Result<Vec<Json>, ActionError> {
     let params = ListParams::default().labels(&format!("{JOB_NAME_LABEL}={name}"));
-    let what = format!("pods of Job {name}");
-    let pods = objects::list_with(
-        client,
-        &ApiResource::erase::<Pod>(&()),
-        Some(namespace),
-        &params,
-        &what,
-    )
-    .await?;
+    let pods = objects::list_with(client, &ApiResource::erase::<Pod>(&()), Some(namespace), &params).await?;
     Ok(pods)
 }
 
