@@ -19,6 +19,13 @@ const TEST_USERS: [(&str, &str); 2] = [("app-planner", "tofu-planners"), ("restr
 /// How long one kubectl call may take.
 const KUBECTL_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How to reach a cluster without a kubeconfig ([`Cluster::credentials`]).
+pub struct Credentials {
+    pub server: String,
+    pub ca_pem: String,
+    pub token: String,
+}
+
 pub struct Cluster {
     /// The in-memory server, when no real cluster was given; dropping it stops it.
     server: Option<TestServer>,
@@ -71,6 +78,42 @@ impl Cluster {
     /// The admin kubeconfig.
     pub fn kubeconfig(&self) -> &Path {
         &self.kubeconfig
+    }
+
+    /// The admin's connection as a provider block writes it without a kubeconfig: the API
+    /// server's URL, its CA certificate (PEM) and the admin's bearer token, read from the
+    /// current context of the admin kubeconfig.
+    pub fn credentials(&self) -> Credentials {
+        let text = std::fs::read_to_string(&self.kubeconfig).expect("the admin kubeconfig");
+        let config: serde_json::Value = serde_yaml::from_str(&text).expect("a kubeconfig");
+        let named = |list: &str, name: &serde_json::Value| {
+            config[list]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|entry| entry["name"] == *name)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let context = named("contexts", &config["current-context"]);
+        let cluster = &named("clusters", &context["context"]["cluster"])["cluster"];
+        let user = &named("users", &context["context"]["user"])["user"];
+        let ca_pem = match cluster["certificate-authority-data"].as_str() {
+            Some(data) => {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .expect("base64 CA data");
+                String::from_utf8(bytes).expect("a PEM CA certificate")
+            }
+            None => std::fs::read_to_string(cluster["certificate-authority"].as_str().unwrap_or_default())
+                .expect("the kubeconfig's CA file"),
+        };
+        Credentials {
+            server: cluster["server"].as_str().unwrap_or_default().to_string(),
+            ca_pem,
+            token: user["token"].as_str().expect("a bearer token").to_string(),
+        }
     }
 
     /// A kubeconfig whose identity is `user`. On a real cluster a kubeconfig cannot impersonate,

@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -75,47 +76,125 @@ pub(crate) fn run_command(mut command: Command, timeout: Duration) -> EngineOutp
 
 /// What `child` (started with its stdout and stderr piped) prints until it ends, and how it
 /// ended; killed when it still runs after `timeout`, which its stderr then says, naming `what`.
-pub fn collect(mut child: Child, timeout: Duration, what: &dyn std::fmt::Debug) -> EngineOutput {
-    let reader = |pipe: Option<Box<dyn Read + Send>>| {
-        thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut pipe) = pipe {
-                let mut bytes = Vec::new();
-                // A read error leaves what was read so far; the exit code tells the rest.
-                let _ = pipe.read_to_end(&mut bytes);
-                text = String::from_utf8_lossy(&bytes).into_owned();
+pub fn collect(child: Child, timeout: Duration, what: &dyn std::fmt::Debug) -> EngineOutput {
+    Running::of(child).finish(timeout, what)
+}
+
+/// A process started with its stdout and stderr piped, whose output can be watched while it
+/// runs (e.g. an engine's progress lines) before it is collected.
+pub struct Running {
+    child: Child,
+    stdout: Captured,
+    stderr: Captured,
+}
+
+/// What one pipe has printed so far, and the thread reading it.
+struct Captured {
+    text: Arc<Mutex<Vec<u8>>>,
+    reader: thread::JoinHandle<()>,
+}
+
+impl Captured {
+    fn of(pipe: Option<impl Read + Send + 'static>) -> Captured {
+        let text = Arc::new(Mutex::new(Vec::new()));
+        let sink = text.clone();
+        let reader = thread::spawn(move || {
+            let Some(mut pipe) = pipe else { return };
+            let mut chunk = [0u8; 8192];
+            // A read error ends the capture; the exit code tells the rest.
+            while let Ok(n) = pipe.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().expect("capture lock").extend_from_slice(&chunk[..n]);
             }
-            text
-        })
-    };
-    let stdout = reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let deadline = Instant::now() + timeout;
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait().expect("waiting for a child process") {
-            Some(status) => break status,
-            None if Instant::now() >= deadline => {
-                timed_out = true;
-                // Already exited between the check and the kill: fine, wait() collects it.
-                let _ = child.kill();
-                break child.wait().expect("waiting for a killed child process");
-            }
-            None => thread::sleep(Duration::from_millis(20)),
-        }
-    };
-    use std::os::unix::process::ExitStatusExt;
-    let code = status
-        .code()
-        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
-    let mut stderr = stderr.join().expect("stderr reader");
-    if timed_out {
-        stderr.push_str(&format!("\n[acceptance] killed after {timeout:?}: {what:?}\n"));
+        });
+        Captured { text, reader }
     }
-    EngineOutput {
-        code,
-        stdout: stdout.join().expect("stdout reader"),
-        stderr,
+
+    fn so_far(&self) -> String {
+        String::from_utf8_lossy(&self.text.lock().expect("capture lock")).into_owned()
+    }
+
+    fn into_text(self) -> String {
+        self.reader.join().expect("a pipe reader");
+        String::from_utf8_lossy(&self.text.lock().expect("capture lock")).into_owned()
+    }
+}
+
+impl Running {
+    /// Starts capturing `child`'s piped output.
+    pub fn of(mut child: Child) -> Running {
+        Running {
+            stdout: Captured::of(child.stdout.take()),
+            stderr: Captured::of(child.stderr.take()),
+            child,
+        }
+    }
+
+    /// What it printed so far, stdout then stderr, [`flat`]tened.
+    pub fn output_so_far(&self) -> String {
+        flat(&format!("{}{}", self.stdout.so_far(), self.stderr.so_far()))
+    }
+
+    /// Waits until its output (flattened) contains `text`: true, or false when it ended or
+    /// `timeout` passed first.
+    pub fn wait_for_output(&mut self, text: &str, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.output_so_far().contains(text) {
+                return true;
+            }
+            let ended = self
+                .child
+                .try_wait()
+                .expect("waiting for a child process")
+                .is_some();
+            if ended || Instant::now() >= deadline {
+                // One last look: the line may have come with the end.
+                return self.output_so_far().contains(text);
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Sends SIGINT, as Ctrl-C in a terminal does.
+    pub fn interrupt(&self) {
+        let pid = i32::try_from(self.child.id()).expect("a pid");
+        // SAFETY: kill(2) on a child we started and have not reaped.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0, "SIGINT to {pid}");
+    }
+
+    /// Waits for it to end and returns what it printed; killed when it still runs after
+    /// `timeout`, which its stderr then says, naming `what`.
+    pub fn finish(mut self, timeout: Duration, what: &dyn std::fmt::Debug) -> EngineOutput {
+        let deadline = Instant::now() + timeout;
+        let mut timed_out = false;
+        let status = loop {
+            match self.child.try_wait().expect("waiting for a child process") {
+                Some(status) => break status,
+                None if Instant::now() >= deadline => {
+                    timed_out = true;
+                    // Already exited between the check and the kill: fine, wait() collects it.
+                    let _ = self.child.kill();
+                    break self.child.wait().expect("waiting for a killed child process");
+                }
+                None => thread::sleep(Duration::from_millis(20)),
+            }
+        };
+        use std::os::unix::process::ExitStatusExt;
+        let code = status
+            .code()
+            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+        let mut stderr = self.stderr.into_text();
+        if timed_out {
+            stderr.push_str(&format!("\n[acceptance] killed after {timeout:?}: {what:?}\n"));
+        }
+        EngineOutput {
+            code,
+            stdout: self.stdout.into_text(),
+            stderr,
+        }
     }
 }
 
@@ -187,6 +266,11 @@ impl Engine {
     /// Runs the engine to completion (stdin closed, colours off).
     pub fn run(&self, args: &[&str]) -> EngineOutput {
         run_command(self.command(args), self.timeout)
+    }
+
+    /// Starts the engine in the background, its output watched as it comes ([`Running`]).
+    pub fn start(&self, args: &[&str]) -> Running {
+        Running::of(self.spawn(args))
     }
 
     /// Starts the engine with stdout and stderr piped, e.g. to kill it mid-apply; [`collect`]

@@ -85,10 +85,33 @@ pub struct LiveDir {
 impl LiveDir {
     /// A new folder for `estate` on the cluster of `kubeconfig`; `init` has run in it.
     pub fn new(estate: &str, kubeconfig: &Path) -> LiveDir {
+        LiveDir::with_providers(live_provider(estate, kubeconfig))
+    }
+
+    /// [`LiveDir::new`] with choudoufu/records beside provider-live (local name `records`, the
+    /// same estate and cluster).
+    pub fn with_records(estate: &str, kubeconfig: &Path) -> LiveDir {
+        let live = live_provider(estate, kubeconfig);
+        let both = live.replacen(
+            "  required_providers {\n",
+            "  required_providers {\n    records = {\n      source = \"choudoufu/records\"\n    }\n",
+            1,
+        );
+        let records = format!(
+            "\nprovider \"records\" {{\n  estate      = {}\n  config_path = {}\n}}\n",
+            quote(estate),
+            quote(&kubeconfig.to_string_lossy())
+        );
+        LiveDir::with_providers(both + &records)
+    }
+
+    /// A new folder whose configuration starts with `provider` (the `terraform` block and the
+    /// provider blocks); `init` has run in it.
+    fn with_providers(provider: String) -> LiveDir {
         let dir = tempfile::tempdir().expect("a temporary working folder");
         let live = LiveDir {
             engine: Engine::new(dir.path()),
-            provider: live_provider(estate, kubeconfig),
+            provider,
             dir,
         };
         live.write("");

@@ -7,6 +7,8 @@ pub mod build;
 pub mod cluster;
 pub mod docs;
 pub mod engine;
+pub mod fault_proxy;
+pub mod flaky;
 pub mod fuzz;
 pub mod hcl;
 pub mod mirror;

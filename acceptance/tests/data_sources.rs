@@ -502,7 +502,7 @@ fn read_counts_off(requests: &RequestCounts) -> Vec<String> {
 }
 
 #[test]
-fn a_missing_object_and_a_refused_read_name_the_object_and_the_verb() {
+fn a_missing_object_reads_empty_and_a_refused_read_names_the_object_and_the_verb() {
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "dserr");
     let estate = unique_name("est");
@@ -514,16 +514,29 @@ fn a_missing_object_and_a_refused_read_name_the_object_and_the_verb() {
         )
     };
 
+    // As hashicorp's: a missing object is the data source's own arguments and nothing else,
+    // which configurations test for; its persistent volume is the one that fails.
     let work = LiveDir::new(&estate, cluster.kubeconfig());
-    work.write(&read_cm("nowhere"));
+    work.write(&format!(
+        "{}output \"found\" {{\n  value = data.kubernetes_config_map_v1.cm.data == null ? \"no\" : \"yes\"\n}}\n\
+         output \"name\" {{\n  value = data.kubernetes_config_map_v1.cm.metadata[0].name\n}}\n",
+        read_cm("nowhere")
+    ));
+    let out = work.run(&["apply", "-auto-approve", "-input=false"]);
+    assert!(out.success(), "reading a missing ConfigMap:\n{out}");
+    for (output, expected) in [("found", "no"), ("name", "nowhere")] {
+        let value = work.run(&["output", "-raw", output]);
+        assert_eq!(value.stdout, expected, "output {output}:\n{value}");
+    }
+    work.write(&format!(
+        "data \"kubernetes_persistent_volume_v1\" \"pv\" {{\n  metadata {{\n    name = {}\n  }}\n}}\n",
+        quote(&unique_name("nowhere"))
+    ));
     let out = work.run(&["plan", "-input=false"]);
     assert_fails_with(
         &out,
-        "reading a missing ConfigMap",
-        &[
-            &format!("ConfigMap \"{}/nowhere\" not found", ns.name),
-            "answered the get of",
-        ],
+        "reading a missing PersistentVolume",
+        &["PersistentVolume", "not found", "answered the get of"],
     );
 
     let out = cluster.kubectl(&["create", "configmap", "there", "-n", &ns.name]);

@@ -21,11 +21,15 @@
 //! `provider-live/catalog/data_sources.tsv` ([`generate_data_sources`]): there `metadata` is a
 //! field like any other, since a data source's metadata flags are its own.
 
-use std::collections::BTreeMap;
+mod facts;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{Map, Value as Json};
+
+pub use facts::{BEHAVIOUR_DOC, FACTS_OUTPUT, generate_behaviour_doc, generate_facts};
 
 /// Where the generated catalog goes, relative to the workspace root.
 pub const OUTPUT: &str = "provider-live/catalog/kinds.tsv";
@@ -78,6 +82,15 @@ impl Row {
 
     fn is_block(&self) -> bool {
         matches!(self.shape.as_str(), "block" | "block_or_attribute") || (self.shape == "nested_attribute")
+    }
+
+    /// The catalog's presence; an optional attribute hashicorp gives a default is planned by
+    /// the provider, so it is computed too ("defaulted").
+    fn presence_with(&self, defaulted: &BTreeSet<String>) -> &'static str {
+        match self.presence() {
+            "optional" if defaulted.contains(&self.path) => "defaulted",
+            other => other,
+        }
     }
 
     fn presence(&self) -> &'static str {
@@ -432,6 +445,8 @@ struct TypeGen<'a> {
     overrides: &'a BTreeMap<(String, String), Override>,
     out: String,
     unmatched: Vec<String>,
+    /// The paths hashicorp gives a default ([`facts`]).
+    defaulted: BTreeSet<String>,
 }
 
 impl<'g> TypeGen<'g> {
@@ -476,7 +491,7 @@ impl<'g> TypeGen<'g> {
             "field\t{}\t{}\t{json}\t{shape}\t{scalar}\t{}\t{default}\t{doc}",
             self.ty,
             node.row.path,
-            node.row.presence()
+            node.row.presence_with(&self.defaulted)
         );
     }
 
@@ -701,6 +716,7 @@ fn catalog(
     head: &str,
 ) -> Result<String, Error> {
     let api = OpenApi::load(root)?;
+    let facts = facts::expand(root)?;
     let overrides = overrides(&read(root, OVERRIDES)?)?;
     let reference = reference(&read(root, REFERENCE)?, row_kind);
     let mut out = format!("{head}{HEADER}");
@@ -777,7 +793,18 @@ fn catalog(
         let Oas::Object(properties) = api.classify(root_schema) else {
             return Err(input(format!("{} is not an object schema", ty.schema)));
         };
+        // Data sources take no defaults: their arguments only select.
+        let defaulted = facts
+            .by_type
+            .get(&ty.name)
+            .filter(|_| row_kind == "resource")
+            .into_iter()
+            .flatten()
+            .filter(|f| f.fact == "default")
+            .map(|f| f.path.clone())
+            .collect();
         let mut generator = TypeGen {
+            defaulted,
             ty: &ty.name,
             api: &api,
             overrides: &overrides,
@@ -827,6 +854,18 @@ mod tests {
         assert!(
             current == generated,
             "{DATA_OUTPUT} is out of date: run `make catalog`"
+        );
+        let generated = generate_facts(&root).unwrap_or_else(|e| panic!("{e}"));
+        let current = std::fs::read_to_string(root.join(FACTS_OUTPUT)).unwrap_or_default();
+        assert!(
+            current == generated,
+            "{FACTS_OUTPUT} is out of date: run `make catalog`"
+        );
+        let generated = generate_behaviour_doc(&root).unwrap_or_else(|e| panic!("{e}"));
+        let current = std::fs::read_to_string(root.join(BEHAVIOUR_DOC)).unwrap_or_default();
+        assert!(
+            current == generated,
+            "{BEHAVIOUR_DOC} is out of date: run `make catalog`"
         );
     }
 }

@@ -1,4 +1,5 @@
-//! `make catalog`: regenerates `provider-live/catalog/kinds.tsv` and `data_sources.tsv`;
+//! `make catalog`: regenerates `provider-live/catalog/kinds.tsv`, `data_sources.tsv`, `facts.tsv`
+//! and `docs/hashicorp-behaviour.md`;
 //! `--check` only compares.
 
 use std::path::Path;
@@ -9,9 +10,11 @@ type Generator = fn(&Path) -> Result<String, kind_catalog::Error>;
 fn main() -> ExitCode {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let check = std::env::args().any(|a| a == "--check");
-    let outputs: [(&str, Generator); 2] = [
+    let outputs: [(&str, Generator); 4] = [
         (kind_catalog::OUTPUT, kind_catalog::generate),
         (kind_catalog::DATA_OUTPUT, kind_catalog::generate_data_sources),
+        (kind_catalog::FACTS_OUTPUT, kind_catalog::generate_facts),
+        (kind_catalog::BEHAVIOUR_DOC, kind_catalog::generate_behaviour_doc),
     ];
     let mut status = ExitCode::SUCCESS;
     for (output, generate) in outputs {

@@ -2,11 +2,17 @@
 //!
 //! Every call site names the object and the verb, so a failure reads
 //! `Not allowed to get Secret "tofu-records-network/gateway-host"` rather than a bare
-//! HTTP status.
+//! HTTP status. A request that got no usable answer names its verb, what it was about (a LIST
+//! with its selector), the root cause and the tries its retries made; refusals that are not
+//! about permissions (a namespace being deleted, a quota, an admission webhook) say so
+//! rather than pointing at RBAC.
+
+use std::time::Duration;
 
 use plugin_runtime::Diagnostic;
 
 use crate::object_ref::ObjectRef;
+use crate::retry::{Connection, Ended, Failure, connection};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -21,6 +27,28 @@ pub enum ApiError {
         /// The server's Status message, e.g. `User "x" cannot get resource ...`.
         message: String,
     },
+    /// A write into a namespace that is being deleted (403, cause `NamespaceTerminating`).
+    #[error("cannot {verb} {object}: namespace {namespace:?} is being deleted")]
+    NamespaceTerminating {
+        object: ObjectRef,
+        verb: String,
+        namespace: String,
+        message: String,
+    },
+    /// A ResourceQuota refused the object (403 `exceeded quota` / `failed quota`).
+    #[error("cannot {verb} {object}: {message}")]
+    QuotaExceeded {
+        object: ObjectRef,
+        verb: String,
+        message: String,
+    },
+    /// An admission webhook or ValidatingAdmissionPolicy denied the request.
+    #[error("cannot {verb} {object}: {message}")]
+    AdmissionDenied {
+        object: ObjectRef,
+        verb: String,
+        message: String,
+    },
     #[error("conflicting change to {object}: {message}")]
     Conflict {
         object: ObjectRef,
@@ -28,6 +56,9 @@ pub enum ApiError {
         /// The fields other managers own, when server-side apply refused to take them
         /// (empty for any other conflict).
         fields: Vec<FieldConflict>,
+        /// An earlier try of the same request got no answer (or a 5xx): the change that
+        /// conflicts may be that try's own.
+        uncertain: bool,
     },
     #[error("{object} is invalid: {message}")]
     Invalid {
@@ -36,15 +67,54 @@ pub enum ApiError {
         /// (field, message) pairs from the Status details.
         causes: Vec<(String, String)>,
     },
-    /// 429 or 5xx after retries, timeouts and connection errors.
-    #[error("Kubernetes API unavailable for {object}: {message}")]
-    Unavailable { object: ObjectRef, message: String },
+    /// No usable answer: the connection failed, or 429 or 5xx, after the retries.
+    #[error("Kubernetes API unavailable: could not {request}: {cause}")]
+    Unavailable {
+        request: Request,
+        /// The root cause, e.g. `tcp connect error: Connection refused (os error 111)` or
+        /// `the API server answered 503 Service Unavailable: ...`.
+        cause: String,
+        tries: u32,
+        waited: Duration,
+        ended: Ended,
+        /// Some try may have reached the server and acted on the request.
+        uncertain: bool,
+    },
     #[error("Kubernetes API error {code} for {object}: {message}")]
     Other {
         object: ObjectRef,
         code: u16,
         message: String,
     },
+}
+
+/// A request as errors name it: the verb and what it was about, an object (`get ConfigMap
+/// "shop/app-config"`) or a collection with its selector (`list ConfigMap objects in namespace
+/// "shop" with label selector "tofu-estate=app"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub verb: String,
+    /// The object; for a collection, its name is empty.
+    pub object: ObjectRef,
+    /// A LIST's label and field selectors, as sent.
+    pub selector: Option<String>,
+}
+
+impl std::fmt::Display for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let object = &self.object;
+        if !object.name.is_empty() {
+            return write!(f, "{} {object}", self.verb);
+        }
+        write!(f, "{} {} objects", self.verb, object.kind)?;
+        if let Some(ns) = &object.namespace {
+            write!(f, " in namespace {ns:?}")?;
+        }
+        match &self.selector {
+            Some(selector) if !selector.is_empty() => write!(f, " with selector {selector:?}"),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A field a server-side apply wanted that another field manager owns.
@@ -72,26 +142,81 @@ impl FieldConflict {
 }
 
 impl ApiError {
-    /// Classifies an error from a call that did `verb` on `object`.
-    pub fn from_kube(err: kube::Error, object: &ObjectRef, verb: &str) -> ApiError {
-        let object = object.clone();
-        let status = match err {
+    /// Classifies the failure of a call that did `verb` on `object`.
+    pub fn from_kube(failure: impl Into<Failure>, object: &ObjectRef, verb: &str) -> ApiError {
+        ApiError::of(
+            failure.into(),
+            Request {
+                verb: verb.to_string(),
+                object: object.clone(),
+                selector: None,
+            },
+        )
+    }
+
+    /// Classifies the failure of a LIST of `kind` objects (in `namespace`) with `selector`.
+    pub fn from_list(
+        failure: impl Into<Failure>,
+        kind: &str,
+        namespace: Option<&str>,
+        selector: &str,
+    ) -> ApiError {
+        let object = match namespace {
+            Some(ns) => ObjectRef::namespaced(kind, ns, ""),
+            None => ObjectRef::cluster(kind, ""),
+        };
+        ApiError::of(
+            failure.into(),
+            Request {
+                verb: "list".into(),
+                object,
+                selector: Some(selector.to_string()),
+            },
+        )
+    }
+
+    /// Classifies the failure of `request`.
+    pub fn of(failure: Failure, request: Request) -> ApiError {
+        let Failure {
+            error,
+            tries,
+            waited,
+            uncertain,
+            ended,
+        } = failure;
+        let unavailable = |cause| ApiError::Unavailable {
+            request: request.clone(),
+            cause,
+            tries,
+            waited,
+            ended,
+            uncertain,
+        };
+        let status = match error {
+            kube::Error::Api(status) if status.code == 429 || status.code >= 500 => {
+                return unavailable(answered(&status));
+            }
             kube::Error::Api(status) => status,
             kube::Error::HyperError(_) | kube::Error::Service(_) => {
-                return ApiError::Unavailable {
-                    object,
-                    message: err.to_string(),
-                };
+                return unavailable(connection_cause(&error));
             }
             other => {
                 return ApiError::Other {
-                    object,
+                    object: request.object,
                     code: 0,
                     message: other.to_string(),
                 };
             }
         };
+        let Request { verb, object, .. } = request;
         let message = status.message.clone();
+        if is_admission_denial(&message) {
+            return ApiError::AdmissionDenied {
+                object,
+                verb,
+                message,
+            };
+        }
         match status.code {
             404 => ApiError::NotFound { object },
             409 if status.is_already_exists() => ApiError::AlreadyExists { object },
@@ -103,10 +228,24 @@ impl ApiError {
                     .iter()
                     .flat_map(|d| d.causes.iter().filter_map(FieldConflict::of))
                     .collect(),
+                uncertain,
             },
+            403 if terminating(&status) => ApiError::NamespaceTerminating {
+                namespace: object.namespace.clone().unwrap_or_default(),
+                object,
+                verb,
+                message,
+            },
+            403 if message.contains("exceeded quota:") || message.contains("failed quota:") => {
+                ApiError::QuotaExceeded {
+                    object,
+                    verb,
+                    message,
+                }
+            }
             403 => ApiError::Forbidden {
                 object,
-                verb: verb.to_string(),
+                verb,
                 message,
             },
             422 => ApiError::Invalid {
@@ -117,7 +256,6 @@ impl ApiError {
                     .map(|d| d.causes.into_iter().map(|c| (c.field, c.message)).collect())
                     .unwrap_or_default(),
             },
-            429 | 500..=599 => ApiError::Unavailable { object, message },
             code => ApiError::Other {
                 object,
                 code,
@@ -134,16 +272,117 @@ impl ApiError {
         matches!(self, ApiError::Forbidden { .. })
     }
 
-    /// The object the failed call was about.
-    pub fn object(&self) -> &ObjectRef {
-        match self {
-            ApiError::NotFound { object }
-            | ApiError::AlreadyExists { object }
-            | ApiError::Forbidden { object, .. }
-            | ApiError::Conflict { object, .. }
-            | ApiError::Invalid { object, .. }
-            | ApiError::Unavailable { object, .. }
-            | ApiError::Other { object, .. } => object,
+    /// Whether the request may have been carried out although it failed: a try got no answer
+    /// or a 5xx, so a create may have created and a write may have written.
+    pub fn is_uncertain(&self) -> bool {
+        matches!(
+            self,
+            ApiError::Unavailable { uncertain: true, .. } | ApiError::Conflict { uncertain: true, .. }
+        )
+    }
+}
+
+/// An admission webhook's denial (`admission webhook "x" denied the request: ...`, any 4xx code
+/// the webhook chose) or a ValidatingAdmissionPolicy's (`... denied request: ...`).
+fn is_admission_denial(message: &str) -> bool {
+    (message.contains("admission webhook \"") && message.contains("denied the request"))
+        || (message.contains("ValidatingAdmissionPolicy '") && message.contains("denied request"))
+}
+
+/// A create refused because its namespace is being deleted.
+fn terminating(status: &kube::core::Status) -> bool {
+    status
+        .details
+        .iter()
+        .flat_map(|d| &d.causes)
+        .any(|c| c.reason == "NamespaceTerminating")
+        || status.message.contains("because it is being terminated")
+}
+
+/// What a 429 or 5xx answer said.
+fn answered(status: &kube::core::Status) -> String {
+    let phrase = http::StatusCode::from_u16(status.code)
+        .ok()
+        .and_then(|c| c.canonical_reason())
+        .unwrap_or_default();
+    let mut cause = format!("the API server answered {} {phrase}", status.code);
+    if !status.message.is_empty() {
+        cause.push_str(&format!(": {}", status.message));
+    }
+    if let Some(after) = status
+        .details
+        .as_ref()
+        .map(|d| d.retry_after_seconds)
+        .filter(|s| *s > 0)
+    {
+        cause.push_str(&format!(" (retry after {after} s)"));
+    }
+    cause
+}
+
+/// The root cause of a failed connection, from its chain of errors without the client's
+/// wrappers: `could not connect: tcp connect error: Connection refused (os error 111)`,
+/// `the connection broke: connection closed before message completed`.
+fn connection_cause(error: &kube::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut source = std::error::Error::source(error);
+    while let Some(e) = source {
+        // hyper's client says only which stage failed ("client error (Connect)").
+        if e.downcast_ref::<hyper_util::client::legacy::Error>().is_none() {
+            let text = e.to_string();
+            if !text.is_empty() && !parts.last().is_some_and(|last| last.contains(&text)) {
+                parts.push(text);
+            }
+        }
+        source = e.source();
+    }
+    let chain = if parts.is_empty() {
+        error.to_string()
+    } else {
+        parts.join(": ")
+    };
+    match connection(error) {
+        Connection::Tls => format!("TLS with the API server failed: {chain}"),
+        Connection::NotMade => format!("could not connect to the API server: {chain}"),
+        Connection::Broken => format!("the connection to the API server broke before the answer: {chain}"),
+    }
+}
+
+/// `verb` and `object` as a request names them: `get ConfigMap "shop/app"`, or for a collection
+/// (no name) `list ConfigMap objects in namespace "shop"`.
+fn call(verb: &str, object: &ObjectRef) -> String {
+    Request {
+        verb: verb.to_string(),
+        object: object.clone(),
+        selector: None,
+    }
+    .to_string()
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// How many tries a failure took, and why they ended.
+fn tries_text(tries: u32, waited: Duration, ended: Ended) -> String {
+    let times = match tries {
+        1 => "once".to_string(),
+        n => format!("{n} times over {:.1} s", waited.as_secs_f64()),
+    };
+    match ended {
+        Ended::Final | Ended::Budget => format!("Tried {times}."),
+        Ended::NotRepeatable => format!(
+            "Tried {times}, and not again: the server may have acted on it, and this request must \
+             not be sent twice."
+        ),
+        Ended::Deadline => format!("Tried {times}; another try would come after the operation's timeout."),
+        Ended::Stopped => format!("Tried {times}, then the run was interrupted."),
+        Ended::Unreachable => {
+            format!("Tried {times}: the requests before it could not reach the API server either.")
         }
     }
 }
@@ -166,11 +405,56 @@ impl From<ApiError> for Diagnostic {
                 verb,
                 message,
             } => Diagnostic::error(
-                format!("Not allowed to {verb} {object}"),
+                format!("Not allowed to {}", call(&verb, &object)),
                 format!(
                     "The Kubernetes API refused: {message}\n\nThe identity this provider connects \
                      as needs RBAC permission to {verb} this object: grant it with a Role (or \
                      ClusterRole) and binding, or connect with another identity."
+                ),
+            ),
+            ApiError::NamespaceTerminating {
+                object,
+                verb,
+                namespace,
+                message,
+            } => Diagnostic::error(
+                format!(
+                    "Cannot {}: namespace {namespace:?} is being deleted",
+                    call(&verb, &object)
+                ),
+                format!(
+                    "The Kubernetes API refused: {message}\n\nNothing new can be created in a \
+                     namespace while it is being deleted. Wait until it is gone, then apply again \
+                     (a Namespace this configuration manages is created anew then), or use another \
+                     namespace."
+                ),
+            ),
+            ApiError::QuotaExceeded {
+                object,
+                verb,
+                message,
+            } => Diagnostic::error(
+                format!("Cannot {}: a resource quota refused it", call(&verb, &object)),
+                format!(
+                    "The Kubernetes API refused: {message}\n\nA ResourceQuota of the namespace \
+                     limits what its objects may request. Lower the object's requests or limits, \
+                     remove other objects, or have the quota raised."
+                ),
+            ),
+            ApiError::AdmissionDenied {
+                object,
+                verb,
+                message,
+            } => Diagnostic::error(
+                format!(
+                    "Cannot {}: the cluster's admission control denied it",
+                    call(&verb, &object)
+                ),
+                format!(
+                    "The Kubernetes API refused: {message}\n\nAn admission webhook or policy of \
+                     the cluster checks such requests and denied this one. Change the \
+                     configuration to satisfy it, or ask the cluster's administrators about the \
+                     policy."
                 ),
             ),
             ApiError::Conflict { object, fields, .. } if !fields.is_empty() => {
@@ -218,11 +502,19 @@ impl From<ApiError> for Diagnostic {
                 }
                 Diagnostic::error(format!("{object} is invalid"), detail)
             }
-            ApiError::Unavailable { object, message } => Diagnostic::error(
-                format!("Kubernetes API unavailable for {object}"),
+            ApiError::Unavailable {
+                request,
+                cause,
+                tries,
+                waited,
+                ended,
+                ..
+            } => Diagnostic::error(
+                format!("Kubernetes API unavailable: could not {request}"),
                 format!(
-                    "{message}\n\nThe API server did not answer successfully, even after \
-                     retries. Check that the cluster is reachable and healthy, then run again."
+                    "{}\n\n{} Check that the cluster is reachable and healthy, then run again.",
+                    capitalized(&cause),
+                    tries_text(tries, waited, ended)
                 ),
             ),
             ApiError::Other {
@@ -292,8 +584,7 @@ mod tests {
             assert!(matches!(e, ApiError::Unavailable { .. }), "{code}");
         }
         let e = ApiError::from_kube(api(410, "Gone", "too old"), &cm(), "list");
-        assert!(matches!(e, ApiError::Other { code: 410, .. }));
-        assert_eq!(e.object(), &cm());
+        assert!(matches!(e, ApiError::Other { code: 410, ref object, .. } if *object == cm()));
     }
 
     #[test]
@@ -385,6 +676,126 @@ mod tests {
             "update",
         ));
         assert!(d.detail.contains("since it was read"), "{}", d.detail);
+    }
+
+    #[test]
+    fn refusals_that_are_not_about_rbac_say_what_refused() {
+        // As kube-apiserver answers a create into a terminating namespace.
+        let status = Status::failure(
+            "configmaps \"app-config\" is forbidden: unable to create new content in namespace shop \
+             because it is being terminated",
+            "Forbidden",
+        )
+        .with_code(403)
+        .with_details(StatusDetails {
+            name: "app-config".into(),
+            group: String::new(),
+            kind: "configmaps".into(),
+            uid: String::new(),
+            causes: vec![StatusCause {
+                reason: "NamespaceTerminating".into(),
+                message: "namespace shop is being terminated".into(),
+                field: "metadata.namespace".into(),
+            }],
+            retry_after_seconds: 0,
+        });
+        let e = ApiError::from_kube(kube::Error::Api(status.boxed()), &cm(), "create");
+        assert!(matches!(&e, ApiError::NamespaceTerminating { namespace, .. } if namespace == "shop"));
+        let d = Diagnostic::from(e);
+        assert_eq!(
+            d.summary,
+            "Cannot create ConfigMap \"shop/app-config\": namespace \"shop\" is being deleted"
+        );
+        assert!(!d.detail.contains("RBAC"), "{}", d.detail);
+
+        let quota =
+            "pods \"p\" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=1, limited: cpu=2";
+        let e = ApiError::from_kube(api(403, "Forbidden", quota), &cm(), "create");
+        assert!(matches!(e, ApiError::QuotaExceeded { .. }), "{e:?}");
+        let d = Diagnostic::from(e);
+        assert!(
+            d.summary.ends_with("a resource quota refused it"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.detail.contains(quota) && !d.detail.contains("RBAC"),
+            "{}",
+            d.detail
+        );
+
+        // A webhook picks its own code; a ValidatingAdmissionPolicy answers 403 or 422.
+        for (code, message) in [
+            (
+                400,
+                "admission webhook \"deny.example.com\" denied the request: no",
+            ),
+            (
+                403,
+                "admission webhook \"deny.example.com\" denied the request without explanation",
+            ),
+            (
+                422,
+                "configmaps \"x\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no",
+            ),
+        ] {
+            let e = ApiError::from_kube(api(code, "Forbidden", message), &cm(), "create");
+            assert!(matches!(e, ApiError::AdmissionDenied { .. }), "{code}: {e:?}");
+            let d = Diagnostic::from(e);
+            assert!(d.summary.contains("admission control denied it"), "{}", d.summary);
+            assert!(
+                d.detail.contains(message) && !d.detail.contains("RBAC"),
+                "{}",
+                d.detail
+            );
+        }
+    }
+
+    #[test]
+    fn an_unavailable_api_names_the_request_the_cause_and_the_tries() {
+        let failure = Failure {
+            error: kube::Error::Service("connection reset by peer".into()),
+            tries: 8,
+            waited: Duration::from_millis(14_200),
+            uncertain: true,
+            ended: Ended::Budget,
+        };
+        let e = ApiError::from_list(failure, "ConfigMap", Some("fault-ns"), "tofu-estate!=fault");
+        assert!(e.is_uncertain());
+        let d = Diagnostic::from(e);
+        assert_eq!(
+            d.summary,
+            "Kubernetes API unavailable: could not list ConfigMap objects in namespace \"fault-ns\" \
+             with selector \"tofu-estate!=fault\""
+        );
+        assert!(
+            d.detail.starts_with(
+                "The connection to the API server broke before the answer: connection reset by peer"
+            ),
+            "{}",
+            d.detail
+        );
+        assert!(d.detail.contains("Tried 8 times over 14.2 s."), "{}", d.detail);
+
+        let failure = Failure {
+            error: api(503, "ServiceUnavailable", "etcd is down"),
+            tries: 1,
+            waited: Duration::ZERO,
+            uncertain: true,
+            ended: Ended::NotRepeatable,
+        };
+        let d = Diagnostic::from(ApiError::from_kube(failure, &cm(), "create"));
+        assert_eq!(
+            d.summary,
+            "Kubernetes API unavailable: could not create ConfigMap \"shop/app-config\""
+        );
+        assert!(
+            d.detail
+                .starts_with("The API server answered 503 Service Unavailable: etcd is down"),
+            "{}",
+            d.detail
+        );
+        assert!(d.detail.contains("must not be sent twice"), "{}", d.detail);
     }
 
     #[test]

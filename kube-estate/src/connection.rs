@@ -6,6 +6,7 @@ use plugin_runtime::{Attribute, AttributePath, Block, Diagnostic, Diagnostics, N
 
 use crate::estate::{Estate, EstateError};
 use crate::kubeconfig::{client_config, normalize_host};
+use crate::retry_after::RetryAfterLayer;
 use crate::settings::{EnvError, STRING_SETTINGS, Settings, expand_home};
 
 /// A client for the cluster, and the estate the provider block names.
@@ -269,7 +270,10 @@ pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
     let settings = Settings::resolve(config, &|var| std::env::var(var).ok())?;
     install_crypto_provider();
     let client_config = client_config(&settings).await?;
-    let client = kube::Client::try_from(client_config).map_err(ConnectError::Client)?;
+    let client = kube::client::ClientBuilder::try_from(client_config)
+        .map_err(ConnectError::Client)?
+        .with_layer(&RetryAfterLayer)
+        .build();
     Ok(Connection { client, estate })
 }
 

@@ -1,7 +1,7 @@
 //! The Kubernetes side shared by both providers: the provider block and the client it
-//! builds, the estate label, how objects are named in messages, typed API errors and the
-//! retry policy. Nothing here knows about gRPC; resources turn [`ApiError`]s and
-//! [`ConnectError`]s into diagnostics through their `From` impls.
+//! builds, the estate label, how objects are named in messages, typed API errors, the retry
+//! policy and the process's stop signal. Nothing here knows about gRPC; resources turn
+//! [`ApiError`]s and [`ConnectError`]s into diagnostics through their `From` impls.
 
 pub mod api_error;
 pub mod configured;
@@ -10,12 +10,15 @@ pub mod estate;
 mod kubeconfig;
 pub mod object_ref;
 pub mod retry;
+mod retry_after;
 mod settings;
+pub mod stop;
 
 pub use api_error::{ApiError, FieldConflict};
-pub use configured::Configured;
+pub use configured::{Configured, Deferred};
 pub use connection::{ConnectError, Connection, connect, provider_block, validate};
 pub use estate::{ESTATE_LABEL, Estate, EstateError};
 pub use object_ref::ObjectRef;
-pub use retry::{with_retry, with_retry_unprocessed};
+pub use retry::{Failure, Repeat, with_retry, with_retry_unprocessed};
 pub use settings::EnvError;
+pub use stop::Stop;

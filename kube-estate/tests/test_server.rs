@@ -11,7 +11,7 @@ fn block(pairs: &[(&str, Value)]) -> Value {
     Value::object(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())))
 }
 
-async fn namespaces(client: kube::Client) -> Result<Vec<String>, kube::Error> {
+async fn namespaces(client: kube::Client) -> Result<Vec<String>, kube_estate::Failure> {
     let api: Api<Namespace> = Api::all(client);
     let params = ListParams::default();
     let list = with_retry(|| api.list(&params)).await?;
@@ -130,8 +130,16 @@ async fn a_wrong_ca_is_refused() {
     .await
     .unwrap();
     let err = namespaces(conn.client).await.unwrap_err();
+    // A certificate refused is no fault to wait out: tried once.
+    assert_eq!(err.tries, 1, "{err:?}");
     let err = ApiError::from_kube(err, &ObjectRef::cluster("Namespace", ""), "list");
     assert!(matches!(err, ApiError::Unavailable { .. }), "{err:?}");
+    let d = plugin_runtime::Diagnostic::from(err);
+    assert!(
+        d.detail.starts_with("TLS with the API server failed: ") && d.detail.contains("certificate"),
+        "{}",
+        d.detail
+    );
 }
 
 /// Sends a test-server control request as the admin.
@@ -165,6 +173,9 @@ async fn throttling_and_server_errors_are_retried() {
     control(&conn.client, http::Method::POST, "/_test/faults", faults).await;
     let faults = serde_json::json!({"resource": "namespaces", "kind": "500", "count": 2});
     control(&conn.client, http::Method::POST, "/_test/faults", faults).await;
+    // A connection closed without an answer is retried as well.
+    let faults = serde_json::json!({"resource": "namespaces", "kind": "drop", "count": 1});
+    control(&conn.client, http::Method::POST, "/_test/faults", faults).await;
     control(
         &conn.client,
         http::Method::DELETE,
@@ -175,9 +186,10 @@ async fn throttling_and_server_errors_are_retried() {
 
     let start = std::time::Instant::now();
     namespaces(conn.client.clone()).await.unwrap();
-    // The 429 asked for 1 s; the two 500s wait 400 + 800 ms.
+    // The 429 asked for 1 s; the two 500s and the drop wait at least 200 + 400 + 800 ms (half
+    // of each backoff, the rest jittered).
     assert!(
-        start.elapsed() >= std::time::Duration::from_millis(2200),
+        start.elapsed() >= std::time::Duration::from_millis(2400),
         "{:?}",
         start.elapsed()
     );
@@ -195,7 +207,8 @@ async fn throttling_and_server_errors_are_retried() {
         .filter(|c| c["verb"] == "list" && c["resource"] == "namespaces")
         .map(|c| c["count"].as_u64().unwrap())
         .sum();
-    assert_eq!(lists, 4, "{counters}");
+    // The dropped request is counted too: the server closes its connection after counting it.
+    assert_eq!(lists, 5, "{counters}");
 }
 
 #[tokio::test]
@@ -228,4 +241,62 @@ async fn exec_block_runs_a_credential_plugin() {
     .await
     .unwrap();
     namespaces(conn.client).await.unwrap();
+}
+
+/// A 429 that gives its Retry-After in the header only, with a plain-text body (as proxies
+/// answer): the client waits as long, then tries again.
+#[tokio::test]
+async fn retry_after_in_the_header_alone_is_honoured() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let calls = Arc::new(AtomicU32::new(0));
+    let served = calls.clone();
+    tokio::spawn(async move {
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let served = served.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |_request| {
+                    let first = served.fetch_add(1, Ordering::SeqCst) == 0;
+                    async move {
+                        let answer = if first {
+                            http::Response::builder()
+                                .status(429)
+                                .header("retry-after", "2")
+                                .body("slow down\n".to_string())
+                        } else {
+                            http::Response::builder()
+                                .header("content-type", "application/json")
+                                .body(
+                                    r#"{"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]}"#
+                                        .to_string(),
+                                )
+                        };
+                        Ok::<_, std::convert::Infallible>(answer.unwrap())
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                    .await;
+            });
+        }
+    });
+    let conn = connect(&block(&[
+        ("estate", Value::string("network")),
+        ("host", Value::string(format!("http://{addr}"))),
+    ]))
+    .await
+    .unwrap();
+    let start = std::time::Instant::now();
+    namespaces(conn.client).await.unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    // Without the header's word, the first backoff is at most 200 ms.
+    assert!(
+        start.elapsed() >= std::time::Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
 }

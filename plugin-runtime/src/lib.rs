@@ -4,10 +4,12 @@
 //! AutoMTLS) and hands resources plain values. Layers, each in its own module:
 //!
 //! - [`types`], [`value`]: cty types and values; [`codec`]: msgpack and JSON on the wire;
-//! - [`schema`], [`diagnostics`]: what providers declare and report;
+//! - [`schema`], [`diagnostics`]: what providers declare and report; [`rules`]: the validators,
+//!   defaults and replacements declared on a schema, which the runtime applies to every resource;
 //! - [`provider`]: the traits a provider, resource and data source implement;
 //!   [`function`] and [`ephemeral`]: provider-defined functions and ephemeral resources; [`identity`]:
-//!   resource identity schemas; [`list`]: list resources for `terraform query`;
+//!   resource identity schemas; [`list`]: list resources for `terraform query`; [`action`]:
+//!   actions (`action` blocks);
 //! - [`server`]: the tfplugin6 gRPC service, translating requests to those traits
 //!   ([`proto`] holds the generated code);
 //! - [`handshake`], [`tls`], `listener`, `go_plugin`, `lifecycle`: go-plugin's handshake,
@@ -18,6 +20,7 @@
 //!
 //! Nothing here knows about Kubernetes.
 
+pub mod action;
 pub mod codec;
 pub mod diagnostics;
 pub mod duration;
@@ -31,12 +34,14 @@ pub mod list;
 mod listener;
 pub mod proto;
 pub mod provider;
+pub mod rules;
 pub mod schema;
 pub mod server;
 pub mod tls;
 pub mod types;
 pub mod value;
 
+pub use action::{Action, InvokeRequest, Progress};
 pub use diagnostics::{AttributePath, Diagnostic, Diagnostics, PathStep, Severity};
 pub use ephemeral::{
     CloseRequest, EphemeralResource, OpenRequest, OpenResponse, RenewRequest, RenewResponse,

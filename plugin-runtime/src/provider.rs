@@ -1,6 +1,6 @@
 //! The provider interface: what a provider, a resource and a data source implement
-//! (functions and ephemeral resources have their own modules, [`crate::function`] and
-//! [`crate::ephemeral`]).
+//! (functions, ephemeral resources, list resources and actions have their own modules,
+//! [`crate::function`], [`crate::ephemeral`], [`crate::list`] and [`crate::action`]).
 //!
 //! A resource is a schema plus validate/plan/apply/read/import functions over plain
 //! [`Value`]s. It never sees msgpack, gRPC or the handshake: the server module does that.
@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use crate::action::Action;
 use crate::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::ephemeral::EphemeralResource;
 use crate::function::Function;
@@ -60,6 +61,11 @@ pub trait Provider: Send + Sync + 'static {
     /// Every list resource type this provider serves (`terraform query`), each named after
     /// the managed resource whose objects it finds.
     fn list_resources(&self) -> Vec<Arc<dyn ListResource>> {
+        Vec::new()
+    }
+
+    /// Every action type this provider serves (`action` blocks, Terraform 1.14+).
+    fn actions(&self) -> Vec<Arc<dyn Action>> {
         Vec::new()
     }
 

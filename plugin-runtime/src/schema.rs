@@ -10,6 +10,7 @@
 //! assert_eq!(schema.block.attributes.len(), 2);
 //! ```
 
+use crate::rules::Rules;
 use crate::types::Type;
 
 /// A versioned schema (the version drives state upgrades).
@@ -55,6 +56,8 @@ pub struct Attribute {
     /// Set for a nested attribute (`rules = [{ ... }]`): its attributes, each with its own
     /// required/optional flags. `ty` is then the object type they make, nested as `nesting`.
     pub nested: Option<NestedAttributes>,
+    /// Validators, default, replacement: what the runtime applies ([`crate::rules`]).
+    pub rules: Rules,
 }
 
 /// The attributes of a nested attribute and how they nest (single, list, set or map).
@@ -71,6 +74,8 @@ pub struct NestedBlock {
     pub nesting: Nesting,
     pub min_items: i64,
     pub max_items: i64,
+    /// A change of the number of elements replaces the object ([`crate::rules`]).
+    pub replace: bool,
 }
 
 impl Schema {
@@ -170,6 +175,7 @@ impl Attribute {
             deprecated: false,
             write_only: false,
             nested: None,
+            rules: Rules::default(),
         }
     }
 
@@ -236,6 +242,7 @@ impl NestedBlock {
             nesting,
             min_items: 0,
             max_items: 0,
+            replace: false,
         }
     }
 

@@ -1,11 +1,14 @@
 //! The tfplugin6 `Provider` gRPC service, translating each RPC into calls on the
 //! [`Provider`], [`Resource`] and [`DataSource`] traits, and on provider-defined
-//! [`Function`]s, [`EphemeralResource`]s and [`ListResource`]s.
+//! [`Function`]s, [`EphemeralResource`]s, [`ListResource`]s and actions (their RPCs in
+//! [`actions`]).
 //!
 //! Values are decoded against the schema of the type named in the request and encoded
 //! back the same way; failures of the protocol layer itself (an unknown type name, a value
 //! that does not decode) become error diagnostics here, at one boundary. Nothing here logs
 //! a value: configurations and states carry secrets.
+
+mod actions;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
@@ -22,6 +25,7 @@ use crate::proto::tfplugin6 as pb;
 use crate::provider::{
     ApplyRequest, DataSource, ImportRequest, PlanRequest, Provider, ReadDataRequest, ReadRequest, Resource,
 };
+use crate::rules;
 use crate::schema::{Attribute, Block, Nesting, Schema};
 use crate::types::Type;
 use crate::value::Value;
@@ -51,6 +55,8 @@ enum ServerError {
     UnknownEphemeralResource(String),
     #[error("this provider has no list resource type {0:?}")]
     UnknownListResource(String),
+    #[error("this provider has no action type {0:?}")]
+    UnknownAction(String),
     #[error("invalid {what} from the engine: {source}")]
     Decode { what: &'static str, source: CodecError },
     #[error("the provider produced an invalid {what}: {source}")]
@@ -74,6 +80,7 @@ impl From<ServerError> for Diagnostic {
             ServerError::UnknownDataSource(_) => "Unknown data source",
             ServerError::UnknownEphemeralResource(_) => "Unknown ephemeral resource type",
             ServerError::UnknownListResource(_) => "Unknown list resource type",
+            ServerError::UnknownAction(_) => "Unknown action type",
             ServerError::Decode { .. } => "Invalid value from Terraform",
             ServerError::Encode { .. } => "Provider produced an invalid value",
             ServerError::FlatmapState => "Unsupported state format",
@@ -210,6 +217,7 @@ pub struct ProviderService {
     ephemeral_resources: BTreeMap<String, Arc<EphemeralEntry>>,
     /// Keyed by type name and by every alias.
     list_resources: BTreeMap<String, Arc<ListEntry>>,
+    actions: BTreeMap<String, Arc<actions::ActionEntry>>,
     functions: BTreeMap<String, Arc<FunctionEntry>>,
 }
 
@@ -276,6 +284,7 @@ impl ProviderService {
         ProviderService {
             provider_type: provider_schema.value_type(),
             provider_schema,
+            actions: actions::table(provider.as_ref()),
             provider,
             resources,
             data_sources,
@@ -738,6 +747,7 @@ impl pb::provider_server::Provider for ProviderService {
                     type_name: name.clone(),
                 })
                 .collect(),
+            actions: self.action_metadata(),
             ..Default::default()
         }))
     }
@@ -769,6 +779,7 @@ impl pb::provider_server::Provider for ProviderService {
                 .iter()
                 .map(|(name, entry)| (name.clone(), to_proto_schema(entry.schema())))
                 .collect::<HashMap<_, _>>(),
+            action_schemas: self.action_schemas(),
             server_capabilities: Some(Self::capabilities()),
             ..Default::default()
         }))
@@ -810,6 +821,7 @@ impl pb::provider_server::Provider for ProviderService {
             } else {
                 write_only_refused(&entry.schema().block, &config)
             };
+            diagnostics.extend(rules::validate(&entry.schema().block, &config));
             diagnostics.extend(entry.resource.validate(&config));
             Ok(diagnostics)
         });
@@ -829,7 +841,9 @@ impl pb::provider_server::Provider for ProviderService {
                 entry.value_type(),
                 "data source configuration",
             )?;
-            Ok(entry.data_source.validate(&config))
+            let mut diagnostics = rules::validate(&entry.schema().block, &config);
+            diagnostics.extend(entry.data_source.validate(&config));
+            Ok(diagnostics)
         });
         Ok(Response::new(pb::validate_data_resource_config::Response {
             diagnostics: diagnostics_of(result),
@@ -888,12 +902,20 @@ impl pb::provider_server::Provider for ProviderService {
         request: Request<pb::upgrade_resource_identity::Request>,
     ) -> RpcResult<pb::upgrade_resource_identity::Response> {
         let request = request.into_inner();
-        // Identity schemas are at version 0: the stored JSON only needs re-encoding.
+        // An identity keeps its attributes across versions but may lose some: the stored JSON
+        // is re-encoded without the attributes the schema no longer has.
         let outcome = (|| {
             let entry = self.resource(&request.type_name)?;
             let ty = entry.identity_type(&request.type_name)?;
             let raw = request.raw_identity.unwrap_or_default();
-            let identity = codec::decode_json(&raw.json, ty).map_err(|source| ServerError::Decode {
+            let json = match (serde_json::from_slice::<serde_json::Value>(&raw.json), ty) {
+                (Ok(serde_json::Value::Object(mut stored)), Type::Object(attributes)) => {
+                    stored.retain(|name, _| attributes.contains_key(name));
+                    serde_json::to_vec(&stored).unwrap_or_default()
+                }
+                _ => raw.json,
+            };
+            let identity = codec::decode_json(&json, ty).map_err(|source| ServerError::Decode {
                 what: "stored identity",
                 source,
             })?;
@@ -990,16 +1012,25 @@ impl pb::provider_server::Provider for ProviderService {
                     ..Default::default()
                 });
             }
-            let response = entry
+            let block = &entry.schema().block;
+            let prior_state = decode(request.prior_state.as_ref(), ty, "prior state")?;
+            let config = decode(request.config.as_ref(), ty, "configuration")?;
+            let proposed_new_state = rules::plan(block, &config, &prior_state, proposed_new_state);
+            let mut response = entry
                 .resource
                 .plan(PlanRequest {
                     type_name: request.type_name.clone(),
-                    prior_state: decode(request.prior_state.as_ref(), ty, "prior state")?,
+                    prior_state: prior_state.clone(),
                     proposed_new_state,
-                    config: decode(request.config.as_ref(), ty, "configuration")?,
+                    config,
                     prior_private: request.prior_private,
                 })
                 .await?;
+            for path in rules::replace_paths(block, &prior_state, &response.planned_state) {
+                if !response.requires_replace.contains(&path) {
+                    response.requires_replace.push(path);
+                }
+            }
             Ok(pb::plan_resource_change::Response {
                 planned_state: Some(encode(&response.planned_state, ty, "planned state")?),
                 planned_identity: entry.identity_of(&response.planned_state)?,
@@ -1299,6 +1330,27 @@ impl pb::provider_server::Provider for ProviderService {
         Ok(Response::new(pb::validate_list_resource_config::Response {
             diagnostics: diagnostics_of(result),
         }))
+    }
+
+    async fn validate_action_config(
+        &self,
+        request: Request<pb::validate_action_config::Request>,
+    ) -> RpcResult<pb::validate_action_config::Response> {
+        Ok(Response::new(self.validate_action(request.into_inner())))
+    }
+
+    async fn plan_action(
+        &self,
+        request: Request<pb::plan_action::Request>,
+    ) -> RpcResult<pb::plan_action::Response> {
+        Ok(Response::new(self.plan_invocation(request.into_inner()).await))
+    }
+
+    async fn invoke_action(
+        &self,
+        request: Request<pb::invoke_action::Request>,
+    ) -> RpcResult<actions::EventStream> {
+        Ok(Response::new(self.start_invocation(request.into_inner())))
     }
 
     async fn stop_provider(
@@ -1903,8 +1955,9 @@ mod tests {
             .upgrade_resource_identity(Request::new(pb::upgrade_resource_identity::Request {
                 type_name: "test_widget_v1".into(),
                 version: 0,
+                // An attribute the schema no longer has ("gone") is dropped.
                 raw_identity: Some(pb::RawState {
-                    json: br#"{"name":"w1","zone":null}"#.to_vec(),
+                    json: br#"{"name":"w1","zone":null,"gone":"x"}"#.to_vec(),
                     flatmap: HashMap::new(),
                 }),
             }))

@@ -16,8 +16,8 @@ use std::fmt;
 
 use crate::types::Type;
 
-/// A cty value.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A cty value. Equality is cty's: a set equals another with the same elements in any order.
+#[derive(Clone, Debug, Default)]
 pub enum Value {
     #[default]
     Null,
@@ -35,6 +35,34 @@ pub enum Value {
     /// A value whose content does not say its type (a typed null, an empty list, ...),
     /// with that type. Only [`Value::typed`] makes one; the accessors below look through it.
     Typed(Typed),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Unknown(a), Value::Unknown(b)) => a == b,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::List(a), Value::List(b)) | (Value::Tuple(a), Value::Tuple(b)) => a == b,
+            (Value::Set(a), Value::Set(b)) => {
+                // The engine orders a set's elements its own way: compare them as a multiset.
+                let mut unmatched: Vec<&Value> = b.iter().collect();
+                a.len() == b.len()
+                    && a.iter().all(|x| match unmatched.iter().position(|y| *y == x) {
+                        Some(i) => {
+                            unmatched.swap_remove(i);
+                            true
+                        }
+                        None => false,
+                    })
+            }
+            (Value::Map(a), Value::Map(b)) | (Value::Object(a), Value::Object(b)) => a == b,
+            (Value::Typed(a), Value::Typed(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// A value with the type its content alone does not say: never `dynamic`, never nested.
@@ -503,5 +531,28 @@ impl From<i64> for Value {
 impl<T: Into<Value>> From<Option<T>> for Value {
     fn from(o: Option<T>) -> Value {
         o.map(Into::into).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_are_equal_in_any_order_lists_are_not() {
+        let (a, b) = (Value::string("a"), Value::string("b"));
+        assert_eq!(
+            Value::Set(vec![a.clone(), b.clone()]),
+            Value::Set(vec![b.clone(), a.clone()])
+        );
+        assert_ne!(
+            Value::List(vec![a.clone(), b.clone()]),
+            Value::List(vec![b.clone(), a.clone()])
+        );
+        assert_ne!(
+            Value::Set(vec![a.clone(), a.clone()]),
+            Value::Set(vec![a.clone(), b.clone()])
+        );
+        assert_ne!(Value::Set(vec![a.clone()]), Value::List(vec![a]));
     }
 }

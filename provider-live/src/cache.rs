@@ -5,14 +5,16 @@
 //! GET of an absent object was the provider's largest cost in such an apply) and one read of
 //! a stray object in a crowded namespace still costs one GET. An object in neither listing was
 //! absent when they were made: a plan's read is advice, the guarded write reads it again.
-//! Kinds the identity may not list are read with GET.
+//! Kinds the identity may not list are read with GET, and so are the objects of a listing that
+//! failed (after its retries): the read that made the LIST reports its error, once, and each
+//! other read is a request of its own, which may well succeed.
 //!
 //! An object this provider wrote (created, applied, patched) is read with GET from then on: the
 //! listing shows it as it was. The listing stays for the others, which a write of one object
 //! does not change: an apply of N objects re-plans each one before writing it, and forgetting
 //! every listing at each write would LIST the whole collection N times (quadratic in N). A
 //! delete still forgets every listing, as deleting a namespace (or a CRD) takes other objects
-//! with it, and so does a create the server names (its name is known only afterwards).
+//! with it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,7 +35,7 @@ enum Listing {
     /// 10,000 ConfigMaps peaked at 41 MiB instead of 82), and parsing it again on a read costs
     /// about what the copy a read hands out cost anyway.
     Items(HashMap<String, Box<str>>),
-    /// The LIST was forbidden (403): read object by object.
+    /// The LIST was forbidden (403), or failed: read object by object.
     Unlistable,
 }
 
@@ -82,10 +84,7 @@ impl ReadCache {
             .entry(key)
             .or_default()
             .clone();
-        let ours = collection
-            .ours
-            .get_or_try_init(|| async { list(client, target, &estate.selector()).await })
-            .await?;
+        let ours = listed(&collection.ours, client, target, &estate.selector()).await?;
         let Listing::Items(items) = ours else {
             return objects::get(client, target).await;
         };
@@ -95,10 +94,7 @@ impl ReadCache {
         if collection.misses.fetch_add(1, Ordering::Relaxed) < GETS_BEFORE_LISTING_THE_REST {
             return objects::get(client, target).await;
         }
-        let others = collection
-            .others
-            .get_or_try_init(|| async { list(client, target, &estate.others_selector()).await })
-            .await?;
+        let others = listed(&collection.others, client, target, &estate.others_selector()).await?;
         match others {
             Listing::Items(items) => Ok(parsed(items, &target.name)),
             Listing::Unlistable => objects::get(client, target).await,
@@ -119,6 +115,30 @@ impl ReadCache {
         let mut lists = self.lists.lock().expect("cache lock");
         lists.clear();
         self.written.lock().expect("cache lock").clear();
+    }
+}
+
+/// The listing `cell` holds, made now with `selector` when it holds none. A LIST that fails
+/// leaves [`Listing::Unlistable`]: its error goes to this read alone, and the reads sharing it
+/// go object by object rather than each repeating the failed LIST (and its error).
+async fn listed<'a>(
+    cell: &'a OnceCell<Listing>,
+    client: &Client,
+    target: &Target,
+    selector: &str,
+) -> Result<&'a Listing, ApiError> {
+    let mut failed = None;
+    let listing = cell
+        .get_or_init(|| async {
+            list(client, target, selector).await.unwrap_or_else(|e| {
+                failed = Some(e);
+                Listing::Unlistable
+            })
+        })
+        .await;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(listing),
     }
 }
 

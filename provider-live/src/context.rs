@@ -3,8 +3,8 @@
 
 use std::sync::OnceLock;
 
-use kube_estate::{Configured, Connection};
-use plugin_runtime::Diagnostic;
+use kube_estate::{Configured, ConnectError, Connection, Deferred};
+use plugin_runtime::{Diagnostic, Value};
 
 use crate::cache::ReadCache;
 use crate::discovery::Discovery;
@@ -19,15 +19,41 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn configure(&self, connection: Connection, ignore: Ignore) {
-        self.configured.set(connection);
+    /// Connects from the provider block (or defers the connection to apply, when a setting
+    /// is not known yet) with the label and annotation keys to ignore.
+    pub async fn configure(&self, config: &Value, ignore: Ignore) -> Result<(), ConnectError> {
         // A second configure in one process keeps the first rules, like the connection.
         let _ = self.ignore.set(ignore);
+        self.configured.connect(config).await
     }
 
-    /// The connection, or the "provider not configured" error.
+    /// The connection, or the error saying why there is none.
     pub fn connection(&self) -> Result<&Connection, Diagnostic> {
         self.configured.get()
+    }
+
+    /// What is not known until apply, when the plan runs without the cluster.
+    pub fn offline(&self) -> Option<&Deferred> {
+        self.configured.deferred()
+    }
+
+    /// The connection a plan reads the cluster through: `None` when it waits for apply, and
+    /// the plan is made from the configuration and the state alone.
+    pub fn plan_connection(&self) -> Result<Option<&Connection>, Diagnostic> {
+        match self.connection() {
+            Ok(c) => Ok(Some(c)),
+            Err(_) if self.offline().is_some() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The estate a plan stamps: the connection's, or the provider block's when the connection
+    /// waits for apply (`None`: the estate too is known only then).
+    pub fn plan_estate(&self) -> Result<Option<&str>, Diagnostic> {
+        Ok(match self.plan_connection()? {
+            Some(c) => Some(c.estate.as_str()),
+            None => self.offline().and_then(|d| d.estate.as_ref()).map(|e| e.as_str()),
+        })
     }
 
     pub fn ignore(&self) -> &Ignore {

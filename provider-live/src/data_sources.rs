@@ -1,6 +1,7 @@
 //! The data sources of hashicorp/kubernetes 3.4.0: read-only views of the cluster that never
 //! write. Each reads with the fewest requests (one GET by name, one LIST for the plural ones)
-//! and a missing object or a refused request is an error naming the object and the verb.
+//! and a refused request is an error naming the object and the verb. A missing object reads
+//! as empty, as hashicorp's do (but for the few where theirs fail).
 //!
 //! Most are data: [`by_name`] serves every type of the data-source catalog
 //! (`catalog/data_sources.tsv`, [`crate::catalog::data_entries`]) by reading the live object
@@ -125,23 +126,14 @@ async fn get(
 }
 
 /// Every object of a kind matching `params`, in one request (verb `list`); errors name the
-/// selectors where an object's name would be.
+/// selectors.
 async fn list(
     client: &kube::Client,
     resource: &ApiResource,
     namespace: Option<&str>,
     params: &ListParams,
 ) -> Result<Vec<Json>, ReadError> {
-    let selectors: Vec<&str> = [params.label_selector.as_deref(), params.field_selector.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    let what = if selectors.is_empty() {
-        "*".to_string()
-    } else {
-        selectors.join(",")
-    };
-    Ok(crate::objects::list_with(client, resource, namespace, params, &what).await?)
+    Ok(crate::objects::list_with(client, resource, namespace, params).await?)
 }
 
 /// The first element of a block list (`Null` when absent).

@@ -94,16 +94,18 @@ impl Discovery {
         };
         let (resource, caps) = match with_retry(|| pinned_kind(client, &gvk)).await {
             Ok(found) => found,
-            Err(kube::Error::Discovery(_)) => return Err(unknown()),
-            Err(kube::Error::Api(status)) if status.code == 404 => return Err(unknown()),
-            Err(e) => {
-                let what = ObjectRef {
-                    kind: kind.to_string(),
-                    namespace: None,
-                    name: format!("({api_version})"),
-                };
-                return Err(ApiError::from_kube(e, &what, "discover").into());
-            }
+            Err(e) => match &e.error {
+                kube::Error::Discovery(_) => return Err(unknown()),
+                kube::Error::Api(status) if status.code == 404 => return Err(unknown()),
+                _ => {
+                    let what = ObjectRef {
+                        kind: kind.to_string(),
+                        namespace: None,
+                        name: format!("({api_version})"),
+                    };
+                    return Err(ApiError::from_kube(e, &what, "discover").into());
+                }
+            },
         };
         let resolved = Resolved {
             resource,

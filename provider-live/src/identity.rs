@@ -11,25 +11,42 @@ use serde_json::Value as Json;
 use crate::kind::KindInfo;
 use crate::metadata;
 
-/// The identity schema of every resource of this provider that names one object.
-pub fn schema() -> IdentitySchema {
-    IdentitySchema {
-        version: 0,
-        attributes: vec![
-            IdentityAttribute::required(
-                "api_version",
-                Type::String,
-                "The object's apiVersion, e.g. `apps/v1`.",
-            ),
-            IdentityAttribute::required("kind", Type::String, "The object's kind, e.g. `Deployment`."),
-            IdentityAttribute::required("name", Type::String, "The object's name."),
-            IdentityAttribute::optional(
-                "namespace",
-                Type::String,
-                "The object's namespace; `default` when left out. Not set for cluster-scoped kinds.",
-            ),
-        ],
+/// The identity schema of a typed resource, as hashicorp's (version 1): `namespace` only for
+/// namespaced kinds. Identities stored at version 0 had `namespace` always; the runtime drops
+/// what a schema no longer has when it upgrades them.
+pub fn schema(namespaced: bool) -> IdentitySchema {
+    let mut attributes = vec![
+        IdentityAttribute::required(
+            "api_version",
+            Type::String,
+            "The object's apiVersion, e.g. `apps/v1`.",
+        ),
+        IdentityAttribute::required("kind", Type::String, "The object's kind, e.g. `Deployment`."),
+        IdentityAttribute::required("name", Type::String, "The object's name."),
+    ];
+    if namespaced {
+        attributes.push(IdentityAttribute::optional(
+            "namespace",
+            Type::String,
+            "The object's namespace; `default` when left out.",
+        ));
     }
+    IdentitySchema {
+        version: 1,
+        attributes,
+    }
+}
+
+/// The identity schema of `kubernetes_manifest`, whose object may be of any kind: `namespace`
+/// is there, and not set for cluster-scoped kinds.
+pub fn manifest_schema() -> IdentitySchema {
+    let mut schema = schema(true);
+    schema.version = 0;
+    if let Some(namespace) = schema.attributes.iter_mut().find(|a| a.name == "namespace") {
+        namespace.description =
+            "The object's namespace; `default` when left out. Not set for cluster-scoped kinds.";
+    }
+    schema
 }
 
 /// One object's identity.
@@ -42,17 +59,21 @@ pub struct ObjectIdentity {
 }
 
 impl ObjectIdentity {
-    /// The identity as the engine stores it.
-    pub fn to_value(&self) -> Value {
-        Value::object([
+    /// The identity as the engine stores it; `with_namespace`: the schema has `namespace`
+    /// (null for a cluster-scoped object).
+    pub fn to_value(&self, with_namespace: bool) -> Value {
+        let mut value = Value::object([
             ("api_version", Value::string(&self.api_version)),
             ("kind", Value::string(&self.kind)),
             ("name", Value::string(&self.name)),
-            (
+        ]);
+        if with_namespace {
+            value.set(
                 "namespace",
                 self.namespace.as_ref().map_or(Value::Null, Value::string),
-            ),
-        ])
+            );
+        }
+        value
     }
 
     /// From a manifest: apiVersion, kind and metadata.name are required.
@@ -175,7 +196,7 @@ pub fn of_typed(info: &KindInfo, state: &Value) -> Option<Value> {
         namespace,
         name: name.to_string(),
     };
-    Some(identity.to_value())
+    Some(identity.to_value(info.namespaced))
 }
 
 /// The import id (`namespace/name` or `name`) an identity names for a typed resource, which
@@ -208,7 +229,7 @@ pub fn of_manifest(state: &Value) -> Option<Value> {
     }
     ObjectIdentity::of_manifest(&manifest.to_json())
         .ok()
-        .map(|i| i.to_value())
+        .map(|i| i.to_value(true))
 }
 
 /// The `kubernetes_manifest` import id an identity names. Whether the kind is namespaced is

@@ -102,6 +102,17 @@ pub trait Behaviour: Send + Sync + 'static {
     /// field ownership cannot tell from the user's. Default: nothing.
     fn unclaim(&self, _object: &mut Json) {}
 
+    /// Sets what an import can tell of the Terraform-only settings from the object (a signing
+    /// request already approved was `auto_approve`d). Default: nothing, so they take their
+    /// defaults.
+    fn imported(&self, _object: &Json, _state: &mut Value) {}
+
+    /// Attributes whose change replaces the object given the prior state (an immutable
+    /// ConfigMap's `data`: hashicorp's CustomizeDiff). Default: none.
+    fn replaced_after(&self, _prior: &Value) -> Vec<plugin_runtime::AttributePath> {
+        Vec::new()
+    }
+
     /// Attributes the API server refuses to change once set (a Service's `cluster_ip`, a
     /// Deployment's `selector`): a planned change to one replaces the object instead of
     /// failing at apply. Paths start at the resource's top level, e.g. `spec[0].selector`.

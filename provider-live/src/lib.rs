@@ -4,16 +4,21 @@
 //! Layers: [`provider`] (the provider block), [`resource`] (the machinery every typed kind
 //! shares) over [`kind`] and [`kinds`] (what differs per kind), [`manifest`] (any kind, as
 //! written), both through [`lifecycle`]; [`metadata`], [`plan`], [`guard`] are pure rules;
-//! [`objects`], [`cache`] and [`discovery`] talk to the API, and [`stop`] cuts their waits short
-//! on Ctrl-C; [`ownership`] reads who owns which field. [`data_sources`] reads the cluster
-//! without writing; [`list`] finds existing objects for `terraform query`.
+//! [`objects`], [`cache`] and [`discovery`] talk to the API, [`create`] makes the objects the
+//! server names exactly once, and [`stop`] cuts waits short on Ctrl-C; [`ownership`] reads who
+//! owns which field; [`facts`] are hashicorp's per-attribute behaviour as data. [`data_sources`]
+//! reads the cluster without writing; [`list`] finds existing objects for `terraform query`;
+//! [`actions`] are the `action` blocks' operations (restart, scale, wait, run a Job).
 
+pub mod actions;
 pub mod cache;
 pub mod catalog;
 pub mod context;
+pub mod create;
 pub mod data_sources;
 pub mod discovery;
 pub mod ephemeral;
+pub mod facts;
 pub mod functions;
 pub mod guard;
 pub mod identity;

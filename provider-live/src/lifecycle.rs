@@ -5,12 +5,18 @@
 //! A guarded write or delete carries the uid and resourceVersion of the object its guard
 //! admitted. When the server refuses because the object moved in between, the guard looks
 //! once more (the move may be another actor's field, which the guard does not mind) and the
-//! call is tried once more; a second refusal ends it with [`GuardError::Moving`].
+//! call is tried once more; a second refusal ends it with [`GuardError::Moving`]. A refusal
+//! after a try whose answer was lost may be that try's own write: when applying the body
+//! again would change nothing ([`landed`]), the write is done.
+//!
+//! An apply's requests retry within the operation's `timeouts` ([`apply`]); the refresh of a
+//! `generate_name` create whose outcome was unknown finds the object by its token
+//! ([`crate::create`]).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kube::Client;
-use kube_estate::Connection;
+use kube_estate::{Connection, retry};
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Diagnostic, Diagnostics, ImportResponse, PlanResponse, ReadRequest,
     ReadResponse, Value,
@@ -18,8 +24,10 @@ use plugin_runtime::{
 use serde_json::Value as Json;
 
 use crate::context::Context;
+use crate::create::{self, Pending};
 use crate::guard::{self, Check, GuardError};
 use crate::objects::{self, Manager, Precondition, Target};
+use crate::timeouts;
 
 /// Any error as the diagnostics a resource call returns.
 pub fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
@@ -134,8 +142,15 @@ pub async fn guarded_apply(
             name: manager.name,
             force: manager.force && precondition.is_some(),
         };
-        let applied = objects::apply(client, target, body, &manager, precondition.as_ref()).await;
+        let mut applied = objects::apply(client, target, body, &manager, precondition.as_ref()).await;
         ctx.cache.wrote(target);
+        if let Err(e) = &applied
+            && e.is_uncertain()
+            && moved(e, false)
+            && let Some(live) = landed(client, target, body, &manager).await.map_err(diag)?
+        {
+            applied = Ok(live);
+        }
         match applied {
             Err(e) if moved(&e, live.is_none()) && attempt < ATTEMPTS => continue,
             Err(e) if moved(&e, false) => break,
@@ -146,6 +161,48 @@ pub async fn guarded_apply(
         object: check.object.clone(),
         verb: "write",
     }))
+}
+
+/// The object at `target` when it already is what applying `body` as `manager` would make of it:
+/// a write whose answer was lost, and whose repetition the server refused because the object
+/// had moved since its precondition, landed. Asked of the server with a dry run, which
+/// defaults and normalizes as the write did.
+async fn landed(
+    client: &Client,
+    target: &Target,
+    body: &Json,
+    manager: &Manager<'_>,
+) -> Result<Option<Json>, kube_estate::ApiError> {
+    let Some(live) = objects::get(client, target).await? else {
+        return Ok(None);
+    };
+    let precondition = Precondition::of(&live);
+    let manager = Manager {
+        name: manager.name,
+        force: manager.force && precondition.is_some(),
+    };
+    let would = objects::apply_dry_run(client, target, body, &manager, precondition.as_ref()).await?;
+    Ok((comparable(&would) == comparable(&live)).then_some(live))
+}
+
+/// An object without what a write that changes nothing may still touch: its resourceVersion and
+/// the times in its managedFields.
+fn comparable(object: &Json) -> Json {
+    let mut object = object.clone();
+    if let Some(meta) = object.get_mut("metadata").and_then(Json::as_object_mut) {
+        meta.remove("resourceVersion");
+        for entry in meta
+            .get_mut("managedFields")
+            .and_then(Json::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(entry) = entry.as_object_mut() {
+                entry.remove("time");
+            }
+        }
+    }
+    object
 }
 
 /// Deletes the object unless another estate owns it or it is not the object the state
@@ -188,18 +245,29 @@ pub async fn delete(
 }
 
 /// Applies a plan: `destroy` when it plans no object, else `write` (which adds its warnings
-/// to the diagnostics it is given). On failure the prior state stays.
+/// to the diagnostics it is given). On failure the prior state stays. Retries of its requests
+/// end before the operation's timeout (`timeouts.create`, `update` or `delete`, 10 minutes when
+/// the resource has none).
 pub async fn apply(
     req: &ApplyRequest,
     destroy: impl Future<Output = Result<(), Diagnostics>>,
     write: impl AsyncFnOnce(&mut Diagnostics) -> Result<(Value, Vec<u8>), Diagnostics>,
 ) -> ApplyResponse {
-    let mut diagnostics = Diagnostics::new();
-    let outcome = if req.planned_state.is_null() {
-        destroy.await.map(|()| (Value::Null, Vec::new()))
-    } else {
-        write(&mut diagnostics).await
+    let (operation, settings) = match (req.prior_state.is_null(), req.planned_state.is_null()) {
+        (_, true) => ("delete", &req.prior_state),
+        (true, false) => ("create", &req.planned_state),
+        (false, false) => ("update", &req.planned_state),
     };
+    let deadline = Instant::now() + timeouts::of(settings, operation, timeouts::DEFAULT);
+    let mut diagnostics = Diagnostics::new();
+    let outcome = retry::until(deadline, async {
+        if req.planned_state.is_null() {
+            destroy.await.map(|()| (Value::Null, Vec::new()))
+        } else {
+            write(&mut diagnostics).await
+        }
+    })
+    .await;
     let (new_state, private) = outcome.unwrap_or_else(|d| {
         diagnostics.extend(d);
         (req.prior_state.clone(), Vec::new())
@@ -212,8 +280,9 @@ pub async fn apply(
 }
 
 /// Refreshes the state from the live object (gone: `Null`). Without a `target` (the state
-/// does not name an object) the state stays as it is. `manager` is the field manager whose
-/// fields the recorded fingerprint covers.
+/// does not name an object) the state stays as it is, unless it is a `generate_name` create
+/// whose outcome was unknown: then the object its token finds is the live object. `manager`
+/// is the field manager whose fields the recorded fingerprint covers.
 pub async fn refresh(
     ctx: &Context,
     conn: &Connection,
@@ -222,18 +291,23 @@ pub async fn refresh(
     req: ReadRequest,
     state_of: impl Fn(&Json, &Value) -> Value,
 ) -> Result<ReadResponse, Diagnostics> {
-    let Some(target) = target else {
-        return Ok(ReadResponse {
-            new_state: req.current_state,
-            private: req.private,
-            ..Default::default()
-        });
+    let live = match (target, Pending::decode(&req.private)) {
+        (Some(target), _) => ctx
+            .cache
+            .get(&conn.client, target, &conn.estate)
+            .await
+            .map_err(diag)?,
+        (None, Some(pending)) => create::resolve(&conn.client, &pending, &conn.estate)
+            .await
+            .map_err(diag)?,
+        (None, None) => {
+            return Ok(ReadResponse {
+                new_state: req.current_state,
+                private: req.private,
+                ..Default::default()
+            });
+        }
     };
-    let live = ctx
-        .cache
-        .get(&conn.client, target, &conn.estate)
-        .await
-        .map_err(diag)?;
     let new_state = live
         .as_ref()
         .map(|o| state_of(o, &req.current_state))
@@ -248,6 +322,17 @@ pub async fn refresh(
         private,
         diagnostics: Diagnostics::new(),
     })
+}
+
+/// The private data of a plan made without the cluster: the last refresh's view of an object in
+/// state, or "absent" for a create, so apply refuses what no longer matches (an object that
+/// appeared meanwhile under another estate's label, or changed since the state was saved).
+pub fn offline_private(prior_private: &[u8], creating: bool) -> Vec<u8> {
+    if creating {
+        crate::seen::ABSENT.to_vec()
+    } else {
+        prior_private.to_vec()
+    }
 }
 
 /// Imports the object, which must exist, as the state `state_of` makes of it.

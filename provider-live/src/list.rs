@@ -1,6 +1,8 @@
 //! List resources for `terraform query` (Terraform 1.14+): find existing objects again, this
 //! estate's by default, another estate's when named, or the unlabelled ones (`unlabelled =
-//! true`: objects made outside any estate, the migration case).
+//! true`: objects made outside any estate, the migration case). `exclude_uids` leaves out the
+//! objects a state records (their uids, read from the state file), so that what remains of the
+//! estate's objects are its orphans: labelled by an apply whose state never recorded them.
 //!
 //! Every typed resource and `kubernetes_manifest` lists under its own name (the engine reads
 //! results against the managed resource of the same name). The estate is a label selector
@@ -10,7 +12,7 @@
 //! ([`Listable::imported_state`], the import path itself), so what is listed, what is
 //! imported and what a plan reads agree.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -107,6 +109,8 @@ struct Pager {
     namespace: Option<String>,
     params: ListParams,
     include: bool,
+    /// Objects with these uids are left out.
+    exclude: HashSet<String>,
     /// The page to fetch next: `Some(None)` the first, `Some(Some(token))` the one the API's
     /// `continue` token names, `None` after the last.
     next: Option<Option<String>>,
@@ -118,6 +122,10 @@ impl Pager {
     async fn next_event(mut self) -> Option<(ListEvent, Pager)> {
         loop {
             if let Some(live) = self.pending.pop_front() {
+                let uid = live.pointer("/metadata/uid").and_then(Json::as_str);
+                if uid.is_some_and(|uid| self.exclude.contains(uid)) {
+                    continue;
+                }
                 let event = self.listed(&live);
                 return Some((event, self));
             }
@@ -130,13 +138,11 @@ impl Pager {
                 Ok(conn) => conn,
                 Err(e) => return Some((ListEvent::Diagnostics(e.into()), self)),
             };
-            let what = format!("({})", params.label_selector.as_deref().unwrap_or_default());
             let page = objects::list_page(
                 &conn.client,
                 &self.collection.resource,
                 self.namespace.as_deref(),
                 &params,
-                &what,
             )
             .await;
             match page {
@@ -244,6 +250,13 @@ impl ListResource for KindList {
                 Type::Bool,
                 "List the objects that carry no estate label at all instead: objects made \
                  outside any estate, to adopt them (`terraform query -generate-config-out`).",
+            ))
+            .attribute(Attribute::optional(
+                "exclude_uids",
+                Type::list(Type::String),
+                "Leave out the objects with these uids. Given the uids a state records \
+                 (`metadata.uid` of its resources), the estate's objects that remain are orphans: \
+                 labelled with the estate, in no state.",
             ));
         Schema::new(0, block)
     }
@@ -335,6 +348,12 @@ async fn start(
         namespace,
         params,
         include: request.include_resource_object,
+        exclude: config
+            .get("exclude_uids")
+            .elements()
+            .iter()
+            .filter_map(|uid| uid.as_str().map(str::to_string))
+            .collect(),
         next: Some(None),
         pending: VecDeque::new(),
     })

@@ -347,6 +347,19 @@ fn not_served_yet(e: &DiscoveryError, identity: &ObjectIdentity) -> Diagnostic {
     .at(AttributePath::root("manifest"))
 }
 
+/// The plan's warning for a manifest planned without the cluster (a connection setting known
+/// only at apply): the same summary for every manifest, so the engine folds them.
+fn planned_offline(deferred: &kube_estate::Deferred, identity: &ObjectIdentity) -> Diagnostic {
+    Diagnostic::warning(
+        "Manifest planned without the cluster",
+        format!(
+            "{}/{} {:?} is planned from the configuration as written, its object unknown until apply:              the provider setting {} is known only at apply, so the kind and the live object are              checked then (apply first waits up to `timeouts.create` for a kind not served yet).",
+            identity.api_version, identity.kind, identity.name, deferred.setting
+        ),
+    )
+    .at(AttributePath::root("manifest"))
+}
+
 /// The `wait` block: rollout, field patterns, status conditions.
 struct Wait {
     rollout: bool,
@@ -494,7 +507,7 @@ impl Resource for Manifest {
     }
 
     fn identity_schema(&self) -> Option<IdentitySchema> {
-        Some(identity::schema())
+        Some(identity::manifest_schema())
     }
 
     fn identity(&self, state: &Value) -> Option<Value> {
@@ -628,10 +641,10 @@ impl Resource for Manifest {
     }
 
     async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
-        let conn = self.ctx.connection().map_err(diag)?;
-        let estate = conn.estate.as_str();
+        let conn = self.ctx.plan_connection().map_err(diag)?;
+        let estate = self.ctx.plan_estate().map_err(diag)?;
         let mut planned = req.proposed_new_state.clone();
-        planned.set("estate", Value::string(estate));
+        planned.set("estate", estate.map(Value::string).unwrap_or_else(Value::unknown));
         let mut response = PlanResponse::default();
         let manifest = planned.get("manifest");
         if !manifest.is_wholly_known() {
@@ -666,6 +679,15 @@ impl Resource for Manifest {
         } else {
             planned.set("object", Value::unknown());
         }
+        // Without a connection (known only at apply): planned as written, checked at apply.
+        let (Some(conn), Some(estate)) = (conn, estate) else {
+            if let Some(deferred) = self.ctx.offline() {
+                response.diagnostics.push(planned_offline(deferred, &identity));
+            }
+            response.planned_private = lifecycle::offline_private(&req.prior_private, prior.is_none());
+            response.planned_state = planned;
+            return Ok(response);
+        };
         let target = match self.target(&conn.client, &identity).await {
             Ok(target) => target,
             // A kind this run installs (a CRD another resource creates): apply waits for it
@@ -709,6 +731,9 @@ impl Resource for Manifest {
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        if let Some(deferred) = self.ctx.offline() {
+            return Ok(deferred.unrefreshed(req));
+        }
         let conn = self.ctx.connection().map_err(diag)?;
         // A state whose manifest names no object stays as it is.
         let target = match ObjectIdentity::of_manifest(&req.current_state.get("manifest").to_json()) {

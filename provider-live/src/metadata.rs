@@ -201,12 +201,10 @@ pub fn from_json(object: &Json, prior: &Value, namespaced: bool, ignore: &Ignore
         ),
         ("uid", text("uid")),
         ("resource_version", text("resourceVersion")),
+        // Kinds without a generation (ConfigMaps, Secrets) read 0, as hashicorp's state has it.
         (
             "generation",
-            meta.get("generation")
-                .and_then(Json::as_i64)
-                .map(Value::int)
-                .unwrap_or_default(),
+            Value::int(meta.get("generation").and_then(Json::as_i64).unwrap_or(0)),
         ),
     ]);
     if namespaced {
@@ -267,14 +265,18 @@ const SERVER_KEYS: &[&str] = &[
     "deprecated.daemonset.template.generation",
 ];
 
-/// Whether a key found on an object belongs to the user: not the estate label, not ignored by
-/// the provider block, not one Kubernetes writes itself ([`SERVER_KEYS`]).
+/// Whether a key found on an object belongs to the user: not the estate label nor a create's
+/// token ([`crate::create::TOKEN_LABEL`]), not ignored by the provider block, not one
+/// Kubernetes writes itself ([`SERVER_KEYS`]).
 pub fn user_key(key: &str, ignore: &[Regex]) -> bool {
     let server = SERVER_KEYS.iter().any(|k| match k.strip_suffix('/') {
         Some(prefix) => key.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/')),
         None => key == *k,
     });
-    key != ESTATE_LABEL && !server && !ignore.iter().any(|r| r.is_match(key))
+    key != ESTATE_LABEL
+        && key != crate::create::TOKEN_LABEL
+        && !server
+        && !ignore.iter().any(|r| r.is_match(key))
 }
 
 #[cfg(test)]
@@ -302,7 +304,11 @@ mod tests {
         assert_eq!(got.get("annotations"), &Value::Null);
         assert_eq!(got.get("namespace"), &Value::string("shop"));
         assert_eq!(got.get("resource_version"), &Value::string("7"));
-        assert_eq!(got.get("generation"), &Value::Null);
+        assert_eq!(
+            got.get("generation"),
+            &Value::int(0),
+            "no generation reads 0, as hashicorp's"
+        );
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! `generate_name`), merge patch, delete, list, and polling one object until it is as
 //! awaited. Writes to an existing object carry a [`Precondition`] (the uid and
 //! resourceVersion its guard checked), so an object changed or replaced in between is never
-//! overwritten or deleted. Idempotent calls are retried on 429/5xx, the `generateName` create
-//! on 429 only; every failure is a typed [`ApiError`] naming the object and the verb.
+//! overwritten or deleted. Idempotent calls are retried on connection errors, 429 and 5xx; the
+//! `generateName` create only when the server provably did nothing ([`crate::create`] finds out
+//! what it did otherwise). Every failure is a typed [`ApiError`] naming the object (or the
+//! collection and selector) and the verb.
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +13,7 @@ use kube::Client;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, Preconditions,
 };
-use kube_estate::{ApiError, ObjectRef, with_retry, with_retry_unprocessed};
+use kube_estate::{ApiError, Failure, ObjectRef, with_retry, with_retry_unprocessed};
 use serde_json::Value as Json;
 
 use crate::stop::Stop;
@@ -91,7 +93,7 @@ impl Target {
         api(client, &self.resource, self.namespace.as_deref())
     }
 
-    fn error(&self, verb: &str) -> impl FnOnce(kube::Error) -> ApiError + '_ {
+    fn error(&self, verb: &str) -> impl FnOnce(Failure) -> ApiError + '_ {
         let object = self.object_ref();
         let verb = verb.to_string();
         move |e| ApiError::from_kube(e, &object, &verb)
@@ -133,11 +135,34 @@ pub async fn apply(
     manager: &Manager<'_>,
     precondition: Option<&Precondition>,
 ) -> Result<Json, ApiError> {
+    send_apply(client, target, body, manager, precondition, false).await
+}
+
+/// What [`apply`] would make of the object, without writing it (`dryRun=All`).
+pub async fn apply_dry_run(
+    client: &Client,
+    target: &Target,
+    body: &Json,
+    manager: &Manager<'_>,
+    precondition: Option<&Precondition>,
+) -> Result<Json, ApiError> {
+    send_apply(client, target, body, manager, precondition, true).await
+}
+
+async fn send_apply(
+    client: &Client,
+    target: &Target,
+    body: &Json,
+    manager: &Manager<'_>,
+    precondition: Option<&Precondition>,
+    dry_run: bool,
+) -> Result<Json, ApiError> {
     let api = target.api(client);
     let mut params = PatchParams::apply(manager.name);
     if manager.force {
         params = params.force();
     }
+    params.dry_run = dry_run;
     let mut body = body.clone();
     if let (Some(p), Some(meta)) = (
         precondition,
@@ -153,7 +178,9 @@ pub async fn apply(
     Ok(to_json(applied, &target.resource))
 }
 
-/// Creates `body` (used when the server picks the name from `generateName`).
+/// Creates `body` (used when the server picks the name from `generateName`): one POST, sent
+/// again only when the server provably did not act on it. `target` names the object by its
+/// `generateName` prefix.
 pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str) -> Result<Json, ApiError> {
     let api = target.api(client);
     let object: DynamicObject = serde_json::from_value(body.clone()).map_err(|e| ApiError::Other {
@@ -165,11 +192,15 @@ pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str
         field_manager: Some(manager.to_string()),
         ..PostParams::default()
     };
-    // A 5xx may come after the server created the object: sending it again could create a
-    // second one under another generated name.
+    // A 5xx or a lost answer may come after the server created the object: sending it again
+    // could create a second one under another generated name.
+    let named = Target {
+        name: format!("{}…", target.name),
+        ..target.clone()
+    };
     let created = with_retry_unprocessed(|| api.create(&params, &object))
         .await
-        .map_err(target.error("create"))?;
+        .map_err(named.error("create"))?;
     Ok(to_json(created, &target.resource))
 }
 
@@ -217,6 +248,34 @@ pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Resu
     Ok(to_json(patched, &target.resource))
 }
 
+/// A JSON merge patch of the object (or of its `subresource`, e.g. `scale`) as field manager
+/// `manager`: what the actions write, under managers of their own. A precondition goes in the
+/// patch's `metadata` (uid, resourceVersion). Returns what the server answered (for a
+/// subresource, its own kind).
+pub async fn patch_as(
+    client: &Client,
+    target: &Target,
+    patch: &Json,
+    manager: &str,
+    subresource: Option<&str>,
+) -> Result<Json, ApiError> {
+    let api = target.api(client);
+    let params = PatchParams {
+        field_manager: Some(manager.to_string()),
+        ..PatchParams::default()
+    };
+    let patch = Patch::Merge(patch);
+    let patched = match subresource {
+        None => with_retry(|| api.patch(&target.name, &params, &patch)).await,
+        Some(sub) => with_retry(|| api.patch_subresource(sub, &target.name, &params, &patch)).await,
+    }
+    .map_err(target.error("patch"))?;
+    Ok(match subresource {
+        None => to_json(patched, &target.resource),
+        Some(_) => serde_json::to_value(patched).unwrap_or_default(),
+    })
+}
+
 /// Deletes the object `precondition` names with background propagation; an object already
 /// gone is fine.
 pub async fn delete(client: &Client, target: &Target, precondition: &Precondition) -> Result<(), ApiError> {
@@ -230,7 +289,10 @@ pub async fn delete(client: &Client, target: &Target, precondition: &Preconditio
     };
     match with_retry(|| api.delete(&target.name, &params)).await {
         Ok(_) => Ok(()),
-        Err(kube::Error::Api(status)) if status.is_not_found() => Ok(()),
+        Err(Failure {
+            error: kube::Error::Api(status),
+            ..
+        }) if status.is_not_found() => Ok(()),
         Err(e) => Err(target.error("delete")(e)),
     }
 }
@@ -393,10 +455,9 @@ pub async fn list(
     selector: &str,
     mut each: impl FnMut(Json),
 ) -> Result<(), ApiError> {
-    let what = format!("({selector})");
     let mut params = ListParams::default().labels(selector).limit(PAGE);
     loop {
-        let (page, next) = list_page(client, resource, namespace, &params, &what).await?;
+        let (page, next) = list_page(client, resource, namespace, &params).await?;
         page.into_iter().for_each(&mut each);
         match next {
             Some(token) => params = params.continue_token(&token),
@@ -405,38 +466,37 @@ pub async fn list(
     }
 }
 
-/// Every object of a kind matching `params` (selectors, limit), in one request; `what` names
-/// the collection in errors, where an object's name would be.
+/// Every object of a kind matching `params` (selectors, limit), in one request.
 pub async fn list_with(
     client: &Client,
     resource: &ApiResource,
     namespace: Option<&str>,
     params: &ListParams,
-    what: &str,
 ) -> Result<Vec<Json>, ApiError> {
-    let (items, _) = list_page(client, resource, namespace, params, what).await?;
+    let (items, _) = list_page(client, resource, namespace, params).await?;
     Ok(items)
 }
 
 /// One page of a LIST: the objects matching `params` (whose `limit` and `continue` choose the
-/// page), and the token that continues after it (`None` on the last page). `what` as in
-/// [`list_with`].
+/// page), and the token that continues after it (`None` on the last page). An error names the
+/// collection and the selectors.
 pub async fn list_page(
     client: &Client,
     resource: &ApiResource,
     namespace: Option<&str>,
     params: &ListParams,
-    what: &str,
 ) -> Result<(Vec<Json>, Option<String>), ApiError> {
     let api = api(client, resource, namespace);
-    let what = ObjectRef {
-        kind: resource.kind.clone(),
-        namespace: namespace.map(str::to_string),
-        name: what.to_string(),
-    };
-    let list = with_retry(|| api.list(params))
-        .await
-        .map_err(|e| ApiError::from_kube(e, &what, "list"))?;
+    let list = with_retry(|| api.list(params)).await.map_err(|e| {
+        let selectors = [&params.label_selector, &params.field_selector]
+            .into_iter()
+            .flatten()
+            .filter(|s| !s.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(",");
+        ApiError::from_list(e, &resource.kind, namespace, &selectors)
+    })?;
     let next = list.metadata.continue_.filter(|token| !token.is_empty());
     Ok((
         list.items.into_iter().map(|o| to_json(o, resource)).collect(),

@@ -36,6 +36,7 @@ use async_trait::async_trait;
 use kube::Client;
 use kube::api::ApiResource;
 use kube_estate::{ApiError, FieldConflict, ObjectRef};
+use plugin_runtime::rules;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
     ImportResponse, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
@@ -45,6 +46,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
 use crate::discovery::DiscoveryError;
+use crate::kinds::spec_convert;
 use crate::lifecycle::{self, diag};
 use crate::metadata::of as meta;
 use crate::objects::{self, Manager, Target};
@@ -528,7 +530,13 @@ impl PatchResource {
         };
         let live = live.ok_or_else(missing)?;
         self.kind.check(&live, planned).map_err(diag)?;
-        let mut fields = self.kind.intent(planned)?;
+        // What the configuration sets, hashicorp's defaults with it (but Go's zero values, which
+        // Kubernetes treats as unset).
+        let block = self.schema().block;
+        let config = rules::with_defaults(&block, &req.config, &|v| !spec_convert::is_zero(v));
+        let mut fields = self
+            .kind
+            .intent(&plan::configured_only(&block, planned, &config))?;
         self.kind
             .keep_others(&mut fields, &live, &[planned, &req.prior_state]);
         let manager = self.manager_of(planned, conn.estate.as_str());
@@ -710,6 +718,7 @@ impl Resource for PatchResource {
             ));
         }
         block.blocks.insert(0, self.metadata_block());
+        let _ = crate::facts::annotate(info.type_name, &mut block);
         Schema::new(0, block)
     }
 
@@ -746,7 +755,8 @@ impl Resource for PatchResource {
     }
 
     async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
-        let conn = self.ctx.connection().map_err(diag)?;
+        // Planned from the configuration alone: without a connection (known only at apply) too.
+        let estate = self.ctx.plan_estate().map_err(diag)?;
         let schema = self.schema();
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
         let mut planned = plan::unknown_computed(&schema.block, &req.proposed_new_state, prior);
@@ -767,7 +777,10 @@ impl Resource for PatchResource {
             let manager = prior
                 .map(|p| p.get("field_manager").clone())
                 .filter(|m| !m.is_null())
-                .unwrap_or_else(|| Value::string(default_manager(conn.estate.as_str(), self.info().manages)));
+                .unwrap_or_else(|| match estate {
+                    Some(estate) => Value::string(default_manager(estate, self.info().manages)),
+                    None => Value::unknown(),
+                });
             planned.set("field_manager", manager);
         }
         if req.config.get("id").is_null() {
@@ -794,6 +807,9 @@ impl Resource for PatchResource {
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        if let Some(deferred) = self.ctx.offline() {
+            return Ok(deferred.unrefreshed(req));
+        }
         let conn = self.ctx.connection().map_err(diag)?;
         let current = &req.current_state;
         let gone = |object: String| ReadResponse {

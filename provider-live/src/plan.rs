@@ -106,11 +106,48 @@ pub fn configured_only(block: &Block, planned: &Value, config: &Value) -> Value 
                     })
                     .collect(),
             ),
-            // Set elements have no stable pairing with the configuration: keep them whole.
+            // A set element pairs with the configured element it extends: every value that
+            // element sets, it has (what it adds is computed or defaulted).
+            (Nesting::Set, Value::Set(items)) => Value::Set(
+                items
+                    .iter()
+                    .map(|item| {
+                        match config_of
+                            .elements()
+                            .iter()
+                            .find(|c| extends(&nested.block, item, c))
+                        {
+                            Some(c) => configured_only(&nested.block, item, c),
+                            None => item.clone(),
+                        }
+                    })
+                    .collect(),
+            ),
             (_, v) => v.clone(),
         };
     }
     Value::Object(out)
+}
+
+/// Whether `planned` holds every value `config` sets (at every depth): the element `config`
+/// became once planned.
+fn extends(block: &Block, planned: &Value, config: &Value) -> bool {
+    let block = &*block.nested_as_blocks();
+    block.attributes.iter().all(|a| {
+        let c = config.get(&a.name);
+        c.is_null() || planned.get(&a.name) == c
+    }) && block.blocks.iter().all(|b| {
+        let (p, c) = (planned.get(&b.type_name), config.get(&b.type_name));
+        match b.nesting {
+            Nesting::Single | Nesting::Group => c.is_null() || extends(&b.block, p, c),
+            _ => {
+                c.elements().len() == p.elements().len()
+                    && c.elements()
+                        .iter()
+                        .all(|ce| p.elements().iter().any(|pe| extends(&b.block, pe, ce)))
+            }
+        }
+    })
 }
 
 /// Fills what a value built from a live object leaves out: missing attributes become null,
@@ -148,11 +185,11 @@ pub fn conform(block: &Block, value: Value) -> Value {
 }
 
 /// The server-maintained metadata that any write changes (`generation` only on kinds that
-/// have one: ConfigMaps and Secrets never do).
+/// have one: ConfigMaps and Secrets never do, and read 0).
 pub fn metadata_will_change(planned: &mut Value) {
     if let Some(meta) = metadata::of_mut(planned) {
         meta.set("resource_version", Value::unknown());
-        if !meta.get("generation").is_null() {
+        if meta.get("generation").as_i64().is_some_and(|g| g > 0) {
             meta.set("generation", Value::unknown());
         }
     }
@@ -366,6 +403,32 @@ mod tests {
             "configured computed value is kept"
         );
         assert_eq!(meta.get("uid"), &Value::Null);
+    }
+
+    #[test]
+    fn configured_only_pairs_set_elements_with_what_they_extend() {
+        let element = Block::new("e")
+            .attribute(Attribute::optional("ip", Type::String, ""))
+            .attribute(Attribute::optional_computed("node", Type::String, ""));
+        let block = Block::new("r").block(NestedBlock::new("address", Nesting::Set, element));
+        let address = |ip: &str, node: Value| Value::object([("ip", Value::string(ip)), ("node", node)]);
+        let planned = Value::object([(
+            "address",
+            Value::Set(vec![
+                address("a", Value::string("")),
+                address("b", Value::string("n1")),
+            ]),
+        )]);
+        let config = Value::object([(
+            "address",
+            Value::Set(vec![address("b", Value::string("n1")), address("a", Value::Null)]),
+        )]);
+        let kept = configured_only(&block, &planned, &config);
+        assert_eq!(
+            kept.get("address").elements(),
+            [address("a", Value::Null), address("b", Value::string("n1"))],
+            "the defaulted node of a is not the user's"
+        );
     }
 
     #[test]

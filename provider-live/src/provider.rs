@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use plugin_runtime::{
-    Attribute, AttributePath, DataSource, Diagnostic, Diagnostics, EphemeralResource, Function, ListResource,
-    Provider, Resource, Schema, Type, Value,
+    Action, Attribute, AttributePath, DataSource, Diagnostic, Diagnostics, EphemeralResource, Function,
+    ListResource, Provider, Resource, Schema, Type, Value,
 };
 use regex::Regex;
 
+use crate::actions;
 use crate::context::Context;
 use crate::data_sources;
 use crate::ephemeral;
@@ -101,9 +102,8 @@ impl Provider for LiveProvider {
             return out;
         }
         let ignore = ignore_rules(config).unwrap_or_default();
-        match kube_estate::connect(config).await {
-            Ok(connection) => self.ctx.configure(connection, ignore),
-            Err(e) => out.push(e.into()),
+        if let Err(e) = self.ctx.configure(config, ignore).await {
+            out.push(e.into());
         }
         out
     }
@@ -136,6 +136,11 @@ impl Provider for LiveProvider {
         let mut targets = kinds::listable(&self.ctx);
         targets.push(Arc::new(Manifest::new(self.ctx.clone())));
         list::all(targets, &self.ctx)
+    }
+
+    /// Terraform 1.14+ only (`action` blocks); engines without actions never ask.
+    fn actions(&self) -> Vec<Arc<dyn Action>> {
+        actions::all(&self.ctx)
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use kube::api::ApiResource;
+use plugin_runtime::rules;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, Block, Diagnostic, Diagnostics, IdentitySchema, ImportRequest,
     ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
@@ -13,21 +14,23 @@ use plugin_runtime::{
 use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
+use crate::create;
 use crate::discovery::Resolved;
 use crate::guard::{self, Check};
 use crate::kind::{Kind, KindInfo};
+use crate::kinds::spec_convert;
 use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::list::Listable;
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
 use crate::ownership::Ownership;
-use crate::{identity, metadata, plan, timeouts};
+use crate::{facts, identity, metadata, plan, timeouts};
 
 pub struct TypedResource<K: Kind> {
     kind: K,
     ctx: Arc<Context>,
-    /// The kind's block and the resource's schema, built on first use: every plan, read and
-    /// write needs them, and building them anew for each object cost more than the rest.
-    schemas: OnceLock<(Block, Schema)>,
+    /// The resource's schema, built on first use: every plan, read and write needs it, and
+    /// building it anew for each object cost more than the rest.
+    schema: OnceLock<Schema>,
 }
 
 /// The API resource of a kind known at compile time.
@@ -69,16 +72,15 @@ impl<K: Kind> TypedResource<K> {
         TypedResource {
             kind,
             ctx,
-            schemas: OnceLock::new(),
+            schema: OnceLock::new(),
         }
     }
 
-    /// The kind's block (without `id`, `estate`, `metadata`) and the resource's whole schema.
-    fn schemas(&self) -> &(Block, Schema) {
-        self.schemas.get_or_init(|| {
+    /// The kind's block with `id`, `estate`, `metadata` and hashicorp's facts.
+    fn built(&self) -> &Schema {
+        self.schema.get_or_init(|| {
             let info = self.info();
-            let kind_block = self.kind.block();
-            let mut block = kind_block.clone();
+            let mut block = self.kind.block();
             block.description = info.description.to_string();
             let id_doc = if info.namespaced {
                 "`<namespace>/<name>` of the object."
@@ -98,13 +100,16 @@ impl<K: Kind> TypedResource<K> {
                 ),
             );
             metadata::add_to(&mut block, info);
-            (kind_block, Schema::new(0, block))
+            // The catalog's facts are checked against every schema by a test; one that no
+            // longer fits is left out rather than failing the provider.
+            let _ = facts::annotate(info.type_name, &mut block);
+            Schema::new(0, block)
         })
     }
 
     /// The resource's schema block.
     fn block(&self) -> &Block {
-        &self.schemas().1.block
+        &self.built().block
     }
 
     fn info(&self) -> &'static KindInfo {
@@ -129,26 +134,38 @@ impl<K: Kind> TypedResource<K> {
 
     /// The resource value for a live object; `prior` decides which labels, annotations and
     /// optional blocks show (`Null` on import). Fields other managers own never show.
-    fn state_of(&self, object: &Json, prior: &Value) -> Value {
+    fn state_of(&self, live: &Json, prior: &Value) -> Value {
         let info = self.info();
-        let ownership = Ownership::of(object, FIELD_MANAGER);
-        let object = &ownership.without_foreign(object);
+        let ownership = Ownership::of(live, FIELD_MANAGER);
+        let object = &ownership.without_foreign(live);
         // An import has no prior to say which optional fields are the user's: the fields some
         // manager wrote are, the server's defaults are not.
-        let claimed;
+        let (claimed, owned);
         let kind_prior = if prior.is_null() {
-            let mut owned = ownership.claimed(object);
-            self.kind.unclaim(&mut owned);
-            claimed = self.kind.from_object(&owned, &Value::Null);
+            let mut mine = ownership.claimed(object);
+            self.kind.unclaim(&mut mine);
+            claimed = self.kind.from_object(&mine, &Value::Null);
+            owned = mine;
             &claimed
         } else {
+            owned = Json::Null;
             prior
         };
         let mut state = match self.kind.from_object(object, kind_prior) {
             v @ Value::Object(_) => v,
             _ => Value::object(Vec::<(String, Value)>::new()),
         };
-        let meta = metadata::from_json(object, metadata::of(prior), info.namespaced, self.ctx.ignore());
+        if prior.is_null() {
+            self.kind.imported(live, &mut state);
+        }
+        let mut meta = metadata::from_json(object, metadata::of(prior), info.namespaced, self.ctx.ignore());
+        if prior.is_null() {
+            // An import takes the labels and annotations some manager wrote, not those the
+            // server added itself (a pod's topology labels, copied from its node).
+            let written = metadata::from_json(&owned, &Value::Null, info.namespaced, self.ctx.ignore());
+            meta.set("labels", written.get("labels").clone());
+            meta.set("annotations", written.get("annotations").clone());
+        }
         let id = self.target(&meta).map(|t| t.import_id());
         state.set("id", Value::from(id));
         state.set(
@@ -156,7 +173,9 @@ impl<K: Kind> TypedResource<K> {
             Value::from(metadata::estate_of(object).map(str::to_string)),
         );
         state.set("metadata", metadata::wrap(info, meta));
-        plan::conform(self.block(), state)
+        // What the object lacks reads as hashicorp's default: Kubernetes omits a field left at
+        // its zero value, and the Terraform-only settings (`wait_for_rollout`) are not in it.
+        rules::with_defaults(self.block(), &plan::conform(self.block(), state), &|_| true)
     }
 
     /// The guard's checks; `prior` is the prior state (`Null` for a create), whose uid the
@@ -233,9 +252,23 @@ impl<K: Kind> TypedResource<K> {
                     namespace: meta.get("namespace").as_str().map(str::to_string),
                     name: meta.get("generate_name").as_str().unwrap_or_default().to_string(),
                 };
-                let created = objects::create(client, &target, &body, FIELD_MANAGER).await;
-                self.ctx.cache.invalidate();
-                created.map_err(diag)?
+                match create::generated(client, &target, &body, FIELD_MANAGER, &conn.estate).await {
+                    Ok(created) => {
+                        self.ctx
+                            .cache
+                            .wrote(&Target::of(target.resource.clone(), &created));
+                        created
+                    }
+                    Err(e) => match e.pending().map(create::Pending::encode) {
+                        // The outcome is unknown: saved (as tainted) with the token the next
+                        // refresh looks the object up by.
+                        Some(private) => {
+                            diagnostics.push(e.into());
+                            return Ok((create::unknowns_to_null(planned), private));
+                        }
+                        None => return Err(diag(e)),
+                    },
+                }
             }
         };
         let applied = match self.kind.wait_ready(client, &applied, planned).await {
@@ -260,7 +293,10 @@ impl<K: Kind> TypedResource<K> {
             "metadata".into(),
             Json::Object(metadata::to_json(metadata::of(value), estate)),
         );
-        let configured = plan::configured_only(&self.schemas().0, value, config);
+        // hashicorp sends its defaults; those Kubernetes treats as unset (Go's zero values)
+        // stay out, as the server would drop them and read them back as absent.
+        let config = rules::with_defaults(self.block(), config, &|v| !spec_convert::is_zero(v));
+        let configured = plan::configured_only(self.block(), value, &config);
         body.extend(self.kind.to_object(&configured)?);
         Ok(Json::Object(body))
     }
@@ -330,7 +366,7 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     fn schema(&self) -> Schema {
-        self.schemas().1.clone()
+        self.built().clone()
     }
 
     fn validate(&self, config: &Value) -> Diagnostics {
@@ -364,12 +400,19 @@ impl<K: Kind> Resource for TypedResource<K> {
             );
         }
         out.extend(timeouts::validate(config).into_iter().collect());
+        // What the object could not be made of (a malformed quantity, a field Kubernetes does
+        // not have here) is refused now, not at apply; unknown values wait for apply.
+        if let Err(invalid) = self.kind.to_object(config) {
+            out.extend(invalid);
+        }
         out
     }
 
     async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
-        let conn = self.ctx.connection().map_err(diag)?;
-        let estate = conn.estate.as_str();
+        // Without a connection (a setting known only at apply: the cluster is created in this
+        // run) the plan comes from the configuration and the state alone; apply reads first.
+        let conn = self.ctx.plan_connection().map_err(diag)?;
+        let estate = self.ctx.plan_estate().map_err(diag)?;
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
         let mut planned = plan::unknown_computed(self.block(), &req.proposed_new_state, prior);
         if self.info().namespaced
@@ -378,7 +421,7 @@ impl<K: Kind> Resource for TypedResource<K> {
         {
             meta.set("namespace", Value::string("default"));
         }
-        planned.set("estate", Value::string(estate));
+        planned.set("estate", estate.map(Value::string).unwrap_or_else(Value::unknown));
         let target = self.target(metadata::of(&planned));
         planned.set(
             "id",
@@ -396,6 +439,13 @@ impl<K: Kind> Resource for TypedResource<K> {
                 &planned,
                 &self.kind.immutable_paths(),
             ));
+            // Only when the object itself would change (an import of an immutable Secret reads
+            // its binary keys into `data`: the same bytes, no replacement); the engine then keeps
+            // the paths whose value changes.
+            let after = self.kind.replaced_after(prior);
+            if !after.is_empty() && self.kind.to_object(prior).ok() != self.kind.to_object(&planned).ok() {
+                response.requires_replace.extend(after);
+            }
             if planned == *prior {
                 response.planned_state = planned;
                 return Ok(response);
@@ -407,10 +457,17 @@ impl<K: Kind> Resource for TypedResource<K> {
                 return Ok(response);
             }
         }
-        if let Some(target) = &target {
-            let named = CheckTarget::of(target);
-            let check = self.check(&named, estate, &req.type_name, &req.prior_state);
-            lifecycle::plan_guard(&self.ctx, conn, target, &check, &req.prior_private, &mut response).await?;
+        match (conn, &target) {
+            (Some(conn), Some(target)) => {
+                let named = CheckTarget::of(target);
+                let check = self.check(&named, conn.estate.as_str(), &req.type_name, &req.prior_state);
+                lifecycle::plan_guard(&self.ctx, conn, target, &check, &req.prior_private, &mut response)
+                    .await?;
+            }
+            (None, _) => {
+                response.planned_private = lifecycle::offline_private(&req.prior_private, prior.is_none())
+            }
+            (Some(_), None) => {}
         }
         response.planned_state = planned;
         Ok(response)
@@ -424,6 +481,9 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
+        if let Some(deferred) = self.ctx.offline() {
+            return Ok(deferred.unrefreshed(req));
+        }
         let conn = self.ctx.connection().map_err(diag)?;
         let target = self.target(metadata::of(&req.current_state));
         lifecycle::refresh(
@@ -438,7 +498,7 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     fn identity_schema(&self) -> Option<IdentitySchema> {
-        Some(identity::schema())
+        Some(identity::schema(self.info().namespaced))
     }
 
     /// `None` while the name or namespace is unknown (a create the server names).

@@ -964,7 +964,16 @@ async fn generate_name_creates_with_a_server_picked_name() {
         .to_string();
     assert!(name.starts_with("cfg-") && name.len() > 4, "{name}");
     let live = h.live_cm("shop", &name).await.unwrap();
-    assert_eq!(labels_of(&live), json!({"tofu-estate": "app"}));
+    // The create's token, by which a create whose answer was lost is found again.
+    let token = labels_of(&live)["tofu-create-token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(token.len(), 20, "{token}");
+    assert_eq!(
+        labels_of(&live),
+        json!({"tofu-estate": "app", "tofu-create-token": token})
+    );
     assert!(cm.no_diff().await);
 }
 

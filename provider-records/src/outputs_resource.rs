@@ -459,11 +459,17 @@ impl Resource for OutputsResource {
     }
 
     async fn plan(&self, request: PlanRequest) -> Result<PlanResponse, Diagnostics> {
-        let estate = &self.connection()?.estate;
+        // Outputs plan from the configuration alone, so the cluster need not exist yet (a
+        // connection setting known only at apply); the estate then comes from the provider block.
+        let estate = match self.configured.deferred() {
+            Some(deferred) => deferred.estate.clone(),
+            None => Some(self.connection()?.estate.clone()),
+        };
         let prior = &request.prior_state;
         let mut planned = request.proposed_new_state;
-        planned.set("id", Value::string(estate.as_str()));
-        planned.set("namespace", Value::string(estate.records_namespace()));
+        let known = |v: Option<String>| v.map(Value::string).unwrap_or_else(Value::unknown);
+        planned.set("id", known(estate.as_ref().map(|e| e.as_str().to_string())));
+        planned.set("namespace", known(estate.as_ref().map(Estate::records_namespace)));
         let outputs_change = prior.is_null()
             || SOURCES
                 .iter()
@@ -473,7 +479,10 @@ impl Resource for OutputsResource {
             planned.set("applied_at", Value::unknown());
         }
         let mut requires_replace = Vec::new();
-        if !prior.is_null() && prior.get("id").as_str() != Some(estate.as_str()) {
+        if let Some(estate) = &estate
+            && !prior.is_null()
+            && prior.get("id").as_str() != Some(estate.as_str())
+        {
             // The provider block now names another estate: its records are elsewhere.
             requires_replace.push(AttributePath::root("id"));
         }
@@ -512,6 +521,9 @@ impl Resource for OutputsResource {
     async fn read(&self, request: ReadRequest) -> Result<ReadResponse, Diagnostics> {
         if request.current_state.is_null() {
             return Ok(ReadResponse::default());
+        }
+        if let Some(deferred) = self.configured.deferred() {
+            return Ok(deferred.unrefreshed(request));
         }
         let new_state = self
             .refresh(&request.current_state)

@@ -38,11 +38,9 @@ impl Provider for RecordsProvider {
     }
 
     async fn configure(&self, config: &Value) -> Diagnostics {
-        match kube_estate::connect(config).await {
-            Ok(connection) => {
-                self.configured.set(connection);
-                Diagnostics::new()
-            }
+        // A setting known only at apply defers the connection: outputs still plan.
+        match self.configured.connect(config).await {
+            Ok(()) => Diagnostics::new(),
             Err(e) => Diagnostic::from(e).into(),
         }
     }
@@ -56,5 +54,10 @@ impl Provider for RecordsProvider {
 
     fn data_sources(&self) -> Vec<Arc<dyn DataSource>> {
         vec![Arc::new(EstateOutputs::new(self.configured.clone()))]
+    }
+
+    /// Ctrl-C: retries of failing requests end at once.
+    async fn stop(&self) {
+        kube_estate::Stop::process().request();
     }
 }

@@ -1,6 +1,11 @@
 //! An estate's records namespace through the Kubernetes API: its namespace, output Secrets
-//! and reader grants. Every call is retried on 429/5xx and fails with a typed [`ApiError`]
-//! naming the object and verb.
+//! and reader grants. Every call is retried on connection errors, 429 and 5xx
+//! ([`kube_estate::retry`]) and fails with a typed [`ApiError`] naming the object and verb.
+//!
+//! No write is doubled by a lost answer: every object here has a fixed name, so a create sent
+//! again finds the first one (AlreadyExists) and updates it; an update sent again is refused
+//! for its stale resourceVersion, and then the live object already holding what was written
+//! means the first one landed.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -17,6 +22,28 @@ use serde::de::DeserializeOwned;
 
 use crate::grants::{all_match, binding_matches, is_grant_name, role_matches};
 use crate::record;
+
+/// Whether `live` holds everything `want` sets (the server adds to it, never changes it here:
+/// Secrets, Roles and RoleBindings are stored as written).
+fn holds<K: Serialize>(live: &K, want: &K) -> bool {
+    let (Ok(live), Ok(want)) = (serde_json::to_value(live), serde_json::to_value(want)) else {
+        return false;
+    };
+    contains(&live, &want)
+}
+
+fn contains(live: &serde_json::Value, want: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (live, want) {
+        (Value::Object(live), Value::Object(want)) => want
+            .iter()
+            .all(|(k, w)| live.get(k).is_some_and(|l| contains(l, w))),
+        (Value::Array(live), Value::Array(want)) => {
+            live.len() == want.len() && live.iter().zip(want).all(|(l, w)| contains(l, w))
+        }
+        (live, want) => live == want,
+    }
+}
 
 /// Objects Kubernetes puts in every namespace by itself; they do not keep it alive.
 const AUTOMATIC: &[(&str, &str)] = &[("ConfigMap", "kube-root-ca.crt"), ("ServiceAccount", "default")];
@@ -84,6 +111,7 @@ impl Store {
                         object: self.namespace_ref(),
                         message: format!("the namespace is still terminating after {}s", waited.as_secs()),
                         fields: Vec::new(),
+                        uncertain: false,
                     });
                 }
                 Some(_) => {
@@ -178,6 +206,7 @@ impl Store {
                                 object,
                                 message: "the object was deleted while being created".into(),
                                 fields: Vec::new(),
+                                uncertain: false,
                             });
                         }
                     },
@@ -187,10 +216,17 @@ impl Store {
         };
         let mut next = want.clone();
         next.meta_mut().resource_version = live.meta().resource_version.clone();
-        with_retry(|| api.replace(&name, &params, &next))
-            .await
-            .map(drop)
-            .map_err(|e| ApiError::from_kube(e, &object, "update"))
+        match with_retry(|| api.replace(&name, &params, &next)).await {
+            Ok(_) => Ok(()),
+            Err(e) => match ApiError::from_kube(e, &object, "update") {
+                // A try whose answer was lost may have written it.
+                e @ ApiError::Conflict { uncertain: true, .. } => match self.get::<K>(&name).await? {
+                    Some(now) if holds(&now, want) => Ok(()),
+                    _ => Err(e),
+                },
+                other => Err(other),
+            },
+        }
     }
 
     /// Deletes an object; one already gone is fine.
@@ -299,5 +335,26 @@ impl Store {
             let name = o.metadata.name.as_deref().unwrap_or_default();
             !AUTOMATIC.contains(&(resource.kind.as_str(), name))
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_live_object_holds_what_was_written_and_what_the_server_added() {
+        let want = json!({"metadata": {"name": "a", "labels": {"tofu-estate": "e"}}, "data": {"k": "dg=="}});
+        let live = json!({"metadata": {"name": "a", "uid": "u", "resourceVersion": "7",
+                          "labels": {"tofu-estate": "e"}}, "data": {"k": "dg=="}, "type": "Opaque"});
+        assert!(contains(&live, &want));
+        let changed =
+            json!({"metadata": {"name": "a", "labels": {"tofu-estate": "e"}}, "data": {"k": "eA=="}});
+        assert!(!contains(&changed, &want));
+        let rules = |verbs: Vec<&str>| json!({"rules": [{"verbs": verbs, "resources": ["secrets"]}]});
+        assert!(contains(&rules(vec!["get"]), &rules(vec!["get"])));
+        assert!(!contains(&rules(vec!["get", "list"]), &rules(vec!["get"])));
     }
 }

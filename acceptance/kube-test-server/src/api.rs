@@ -492,6 +492,11 @@ async fn resource(st: &Shared, ctx: &Ctx, rp: ResourcePath) -> Result<Reply, Api
     if namespace_mismatch {
         return Err(status::unknown_resource());
     }
+    // The cluster-wide path of a namespaced resource only lists and watches: kube-apiserver
+    // answers a create (or anything else) there with 405.
+    if rt.namespaced && rp.namespace.is_none() && ctx.method != Method::GET {
+        return Err(status::method_not_allowed());
+    }
     let call = Call {
         st,
         ctx,

@@ -819,6 +819,14 @@ pub fn record_update(
     });
     let changed: FieldSet = diff.added.union(&diff.modified).cloned().collect();
     let mut entries = decode_entries(old);
+    // The apiserver's Scale view carries only the entries that own `spec.replicas`, and an
+    // update of a view without managedFields is not tracked: a scale of replicas nobody owns
+    // records no manager (kube-apiserver v1.36; one someone owns moves to the scaler).
+    let replicas = vec![Element::Field("spec".into()), Element::Field("replicas".into())];
+    if subresource == Some("scale") && !entries.iter().any(|e| e.set.contains(&replicas)) {
+        store_entries(new, entries);
+        return;
+    }
     for e in &mut entries {
         e.set
             .retain(|p| !changed.contains(p) && !diff.removed.contains(p));
@@ -1023,6 +1031,30 @@ mod tests {
             "2026-12-02T10:43:10Z",
         );
         assert_same(&scaled, &s(9)["response"]["body"], "scale");
+    }
+
+    #[test]
+    fn a_scale_of_replicas_nobody_owns_records_no_manager() {
+        let config = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}});
+        let applied = apply(None, &config, "tofu-live", false, "2026-12-04T15:00:00Z")
+            .unwrap()
+            .object;
+        let mut scaled = applied.clone();
+        scaled["spec"]["replicas"] = json!(3);
+        record_update(
+            Some(&applied),
+            &mut scaled,
+            "tofu-live-scale",
+            Some("scale"),
+            "2026-12-04T15:00:01Z",
+        );
+        assert_eq!(
+            scaled["metadata"]["managedFields"],
+            applied["metadata"]["managedFields"]
+        );
+        assert_eq!(scaled["spec"]["replicas"], 3);
     }
 
     #[test]

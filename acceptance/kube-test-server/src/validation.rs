@@ -676,6 +676,17 @@ fn validate_service(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
             &["ClientIP", "None"],
         ));
     }
+    // kube-apiserver's ValidateService: the field belongs to load balancers only.
+    if spec
+        .get("allocateLoadBalancerNodePorts")
+        .is_some_and(|v| !v.is_null())
+        && service_type != "LoadBalancer"
+    {
+        errs.push(FieldError::forbidden(
+            "spec.allocateLoadBalancerNodePorts",
+            "may only be used when `type` is 'LoadBalancer'",
+        ));
+    }
     let ports = spec
         .get("ports")
         .and_then(Value::as_array)

@@ -17,6 +17,8 @@ pub struct ProviderDoc {
     pub ephemeral_resources: Vec<TypeDoc>,
     /// List resources (`terraform query`, Terraform 1.14+): the schema is their `config` body's.
     pub list_resources: Vec<TypeDoc>,
+    /// Actions (`action` blocks, Terraform 1.14+): the schema is their `config` body's.
+    pub actions: Vec<TypeDoc>,
     pub functions: Vec<FunctionDoc>,
 }
 
@@ -35,22 +37,24 @@ pub struct TypeDoc {
     pub schema: Schema,
 }
 
-/// Whether a page documents a resource, a data source, an ephemeral resource or a list
-/// resource.
+/// Whether a page documents a resource, a data source, an ephemeral resource, a list
+/// resource or an action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Resource,
     DataSource,
     EphemeralResource,
     ListResource,
+    Action,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [
+    pub const ALL: [Kind; 5] = [
         Kind::Resource,
         Kind::DataSource,
         Kind::EphemeralResource,
         Kind::ListResource,
+        Kind::Action,
     ];
 
     /// The folder of its pages under `docs/` and of its examples under `examples/`.
@@ -60,6 +64,7 @@ impl Kind {
             Kind::DataSource => "data-sources",
             Kind::EphemeralResource => "ephemeral-resources",
             Kind::ListResource => "list-resources",
+            Kind::Action => "actions",
         }
     }
 
@@ -70,6 +75,7 @@ impl Kind {
             Kind::DataSource => "Data Source",
             Kind::EphemeralResource => "Ephemeral Resource",
             Kind::ListResource => "List Resource",
+            Kind::Action => "Action",
         }
     }
 
@@ -81,6 +87,7 @@ impl Kind {
             Kind::DataSource => "data-source.tf",
             Kind::EphemeralResource => "ephemeral-resource.tf",
             Kind::ListResource => "list-resource.tfquery.hcl",
+            Kind::Action => "action.tf",
         }
     }
 }
@@ -104,10 +111,12 @@ impl ProviderDoc {
             Kind::DataSource => &self.data_sources,
             Kind::EphemeralResource => &self.ephemeral_resources,
             Kind::ListResource => &self.list_resources,
+            Kind::Action => &self.actions,
         }
     }
 
-    /// Resources, data sources, ephemeral resources, then list resources, each with its kind.
+    /// Resources, data sources, ephemeral resources, list resources, then actions, each with
+    /// its kind.
     pub fn types(&self) -> impl Iterator<Item = (Kind, &TypeDoc)> {
         Kind::ALL
             .into_iter()
@@ -157,6 +166,11 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
         .iter()
         .map(|e| unaliased(e.type_name(), e.schema()))
         .collect();
+    let mut actions: Vec<TypeDoc> = provider
+        .actions()
+        .iter()
+        .map(|a| unaliased(a.type_name(), a.schema()))
+        .collect();
     let mut functions: Vec<FunctionDoc> = provider
         .functions()
         .iter()
@@ -170,6 +184,7 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
         &mut data_sources,
         &mut ephemeral_resources,
         &mut list_resources,
+        &mut actions,
     ] {
         types.sort_by(|a, b| a.type_name.cmp(&b.type_name));
     }
@@ -181,6 +196,7 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
         data_sources,
         ephemeral_resources,
         list_resources,
+        actions,
         functions,
     }
 }

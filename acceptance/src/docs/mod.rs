@@ -1,11 +1,11 @@
 //! The providers' documentation in the registry's layout (`docs/index.md`,
 //! `docs/resources/<type>.md`, `docs/data-sources/<type>.md`,
 //! `docs/ephemeral-resources/<type>.md`, `docs/list-resources/<type>.md`,
-//! `docs/functions/<function>.md`), generated from the
+//! `docs/actions/<type>.md`, `docs/functions/<function>.md`), generated from the
 //! providers' schemas and function signatures so that every argument's text is the description
 //! the engine shows, between hand-written parts: `templates/index.md.tmpl` and, per type or
 //! function, `examples/<folder>/<name>/{resource.tf,import.sh,data-source.tf,
-//! ephemeral-resource.tf,list-resource.tfquery.hcl,function.tf}` (a list resource's example is
+//! ephemeral-resource.tf,list-resource.tfquery.hcl,action.tf,function.tf}` (a list resource's example is
 //! generated when its config needs no argument).
 //! `make docs` writes the pages; the `docs` test fails when they are stale.
 

@@ -1,5 +1,5 @@
-//! One page per resource, data source, ephemeral resource and list resource type and per
-//! function, and the index: the generated reference between hand-written parts (the index
+//! One page per resource, data source, ephemeral resource, list resource and action type and
+//! per function, and the index: the generated reference between hand-written parts (the index
 //! template, each type's or function's example, each resource's import commands).
 
 use std::fmt::Write;
@@ -30,7 +30,7 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
     let rename = |text: String| rename_type(&text, canonical, &doc.type_name);
     let written = match kind {
         Kind::Resource => resource_example(root, canonical)?,
-        Kind::DataSource | Kind::EphemeralResource => {
+        Kind::DataSource | Kind::EphemeralResource | Kind::Action => {
             read_part(root, kind.folder(), canonical, kind.example_file())?
         }
         Kind::ListResource => list_example(root, provider, doc)?,
@@ -48,6 +48,20 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
             doc.type_name
         );
     }
+    if kind == Kind::Action {
+        description.push_str(
+            "\n\nAn `action` block (Terraform 1.14 and later; OpenTofu has no actions). Its \
+             arguments go in the block's `config` body. It runs when a resource's `lifecycle { \
+             action_trigger { … } }` fires (`events`: `before_create`, `after_create`, \
+             `before_update`, `after_update`), or on its own with `terraform apply \
+             -invoke=action.<type>.<name>`; its progress lines show in the engine's output as it \
+             runs.",
+        );
+    }
+    let owner = match kind {
+        Kind::Action => Owner::Action,
+        _ => Owner::Type,
+    };
     let mut text = String::new();
     let _ = write!(
         text,
@@ -68,7 +82,7 @@ pub fn type_page(root: &Path, provider: &ProviderDoc, kind: Kind, doc: &TypeDoc)
         text,
         "{description}\n\n## Example Usage\n\n```terraform\n{}\n```\n\n{}",
         example.trim_end(),
-        reference::render(&doc.schema.block, Owner::Type, "##", ""),
+        reference::render(&doc.schema.block, owner, "##", ""),
     );
     if kind == Kind::Resource {
         let commands = rename(import_commands(root, canonical, &written)?);

@@ -40,6 +40,8 @@ pub enum Owner {
     /// A resource, data source or ephemeral resource type: its page always says what it
     /// exports, if only its arguments.
     Type,
+    /// An action's `config`: an action exports nothing either.
+    Action,
 }
 
 /// The reference of a top-level schema block: `<heading> Argument Reference`, `<heading>

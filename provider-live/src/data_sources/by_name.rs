@@ -21,6 +21,12 @@ use crate::kinds::spec_convert;
 use crate::metadata::{Ignore, user_key};
 use crate::resource::api_resource;
 
+/// The data sources for which a missing object is an error. Every other one answers with its
+/// own arguments and nothing else, as hashicorp's do (configurations test for an empty result;
+/// kubernetes/data_source_kubernetes_*.go, e.g. config_map_v1.go:60), while its persistent
+/// volume fails (persistent_volume_v1.go:162).
+const MISSING_IS_AN_ERROR: [&str; 1] = ["kubernetes_persistent_volume_v1"];
+
 /// The attributes of a Secret data source that hold its values.
 const SECRET_VALUES: [&str; 2] = ["data", "binary_data"];
 
@@ -71,7 +77,8 @@ fn shown(map: &Value, ignore: &[regex::Regex]) -> Value {
     }
 }
 
-/// Filters the labels and annotations of a `metadata` block value read in full.
+/// Filters the labels and annotations of a `metadata` block value read in full; a kind with
+/// no generation (a Namespace, a Secret) reads 0, as hashicorp's state has it.
 pub(super) fn filter_metadata(metadata: &mut Value, ignore: &Ignore) {
     if let Value::List(items) = metadata {
         for item in items {
@@ -79,6 +86,11 @@ pub(super) fn filter_metadata(metadata: &mut Value, ignore: &Ignore) {
             let annotations = shown(item.get("annotations"), &ignore.annotations);
             item.set("labels", labels);
             item.set("annotations", annotations);
+            if item.get("generation").is_null()
+                && item.entries().is_some_and(|m| m.contains_key("generation"))
+            {
+                item.set("generation", Value::int(0));
+            }
         }
     }
 }
@@ -134,9 +146,14 @@ impl DataSource for ByName {
             .namespaced
             .then(|| meta.get("namespace").as_str().unwrap_or("default"));
         let resource = api_resource(info);
-        let live = get(&conn.client, self.name, &resource, namespace, name)
-            .await
-            .map_err(diags)?;
+        let live = match get(&conn.client, self.name, &resource, namespace, name).await {
+            Ok(live) => live,
+            // What the configuration names, and nothing more.
+            Err(ReadError::Missing { .. }) if !MISSING_IS_AN_ERROR.contains(&self.name) => {
+                serde_json::json!({"metadata": {"name": name, "namespace": namespace}})
+            }
+            Err(e) => return Err(diags(e)),
+        };
         let mut state = spec_convert::read_full(self.entry.fields(), &live);
         if let Some(metadata) = state.get_mut("metadata") {
             filter_metadata(metadata, self.ctx.ignore());

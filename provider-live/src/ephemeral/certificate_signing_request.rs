@@ -192,7 +192,7 @@ async fn delete(client: &Client, target: &Target, uid: Option<&str>) -> Result<(
     };
     match with_retry(|| api.delete(&target.name, &params)).await {
         Ok(_) => Ok(()),
-        Err(kube::Error::Api(status)) if status.is_not_found() => Ok(()),
+        Err(e) if matches!(&e.error, kube::Error::Api(status) if status.is_not_found()) => Ok(()),
         Err(e) => Err(ApiError::from_kube(e, &target.object_ref(), "delete")),
     }
 }

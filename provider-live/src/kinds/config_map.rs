@@ -75,7 +75,11 @@ impl Kind for ConfigMap {
     }
 }
 
-impl Behaviour for ConfigMap {}
+impl Behaviour for ConfigMap {
+    fn replaced_after(&self, prior: &Value) -> Vec<plugin_runtime::AttributePath> {
+        super::immutable_contents(prior)
+    }
+}
 
 #[cfg(test)]
 mod tests {

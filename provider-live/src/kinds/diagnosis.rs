@@ -26,7 +26,7 @@ pub async fn explain(client: &Client, kind: &str, object: &Json) -> Option<Strin
             let namespace = object["metadata"]["namespace"].as_str()?;
             let params = ListParams::default().labels(&selector(object)?).limit(PODS);
             let resource = ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&());
-            objects::list_with(client, &resource, Some(namespace), &params, "pods")
+            objects::list_with(client, &resource, Some(namespace), &params)
                 .await
                 .ok()?
         }

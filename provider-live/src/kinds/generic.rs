@@ -89,6 +89,10 @@ impl Behaviour for CatalogKind {
     fn unclaim(&self, object: &mut Json) {
         self.behaviour.unclaim(object)
     }
+
+    fn imported(&self, object: &Json, state: &mut Value) {
+        self.behaviour.imported(object, state)
+    }
 }
 
 /// The catalog's tables against what a real API server answered (kube-golden transcripts).
@@ -189,8 +193,8 @@ mod tests {
         assert_eq!(spec.get("cluster_ip"), &s("10.96.164.201"));
         assert_eq!(
             spec.get("type"),
-            &Value::Null,
-            "optional, not configured: the server's default stays out"
+            &s("ClusterIP"),
+            "hashicorp's default, planned when not configured, reads back"
         );
         let status = &state.get("status").elements()[0];
         assert_eq!(

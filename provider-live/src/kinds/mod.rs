@@ -14,7 +14,7 @@ pub(crate) mod readiness;
 mod secret;
 pub(crate) mod service_account;
 pub(crate) mod spec_convert;
-mod spec_quantity;
+pub(crate) mod spec_quantity;
 mod spec_wait;
 pub(crate) mod token_request;
 
@@ -59,6 +59,18 @@ pub fn listable(ctx: &Arc<Context>) -> Vec<Arc<dyn Listable>> {
         Arc::new(TypedResource::new(kind, ctx.clone())) as Arc<dyn Listable>
     }));
     out
+}
+
+/// An immutable ConfigMap's or Secret's contents: once `immutable` is true, the API server
+/// refuses any change of them, so hashicorp replaces the object instead (its CustomizeDiff).
+pub(crate) fn immutable_contents(prior: &Value) -> Vec<plugin_runtime::AttributePath> {
+    if prior.get("immutable").as_bool() != Some(true) {
+        return Vec::new();
+    }
+    ["data", "binary_data", "immutable"]
+        .into_iter()
+        .map(plugin_runtime::AttributePath::root)
+        .collect()
 }
 
 /// A map-of-strings attribute read from a live JSON object (`data`, `binaryData`), by the

@@ -202,6 +202,10 @@ impl Kind for Secret {
 
 #[async_trait::async_trait]
 impl Behaviour for Secret {
+    fn replaced_after(&self, prior: &Value) -> Vec<plugin_runtime::AttributePath> {
+        super::immutable_contents(prior)
+    }
+
     async fn wait_ready(
         &self,
         client: &kube::Client,

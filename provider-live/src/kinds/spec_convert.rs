@@ -179,12 +179,19 @@ pub fn block(fields: &[Field], description: &str) -> Block {
 /// own attributes' flags.
 fn attribute(field: &Field) -> Attribute {
     let ty = value_type(field.shape);
-    let attribute = match field.presence {
+    let mut attribute = match field.presence {
         Presence::Required => Attribute::required(field.name, ty, field.doc),
         Presence::Optional => Attribute::optional(field.name, ty, field.doc),
         Presence::OptionalComputed => Attribute::optional_computed(field.name, ty, field.doc),
         Presence::Computed => Attribute::computed(field.name, ty, field.doc),
     };
+    // A quantity means what it weighs: `1Gi` is `1024Mi` ([`spec_quantity::SameQuantity`]).
+    if matches!(
+        field.shape,
+        Shape::One(Scalar::Quantity) | Shape::Map(Scalar::Quantity)
+    ) {
+        attribute.rules.equivalence = Some(std::sync::Arc::new(spec_quantity::SameQuantity));
+    }
     match (field.attribute, field.shape, field.object_fields()) {
         (true, shape, Some(sub)) if field.presence != Presence::Computed => {
             let nesting = match shape {
@@ -351,20 +358,27 @@ fn write_items(sub: &[Field], value: &Value, path: &AttributePath) -> Result<Opt
 fn write_field(field: &Field, value: &Value, path: &AttributePath) -> Result<Option<Json>, Diagnostics> {
     let scalar = |s: Scalar, v: &Value, p: AttributePath| write_scalar(s, v).map_err(|b| bad(b, p));
     Ok(match field.shape {
+        // A string that stands for another JSON type ("nullable int", a quantity, a file
+        // mode) is unset when empty, as hashicorp's expanders take it.
+        Shape::One(s) if s != Scalar::Str && value.as_str() == Some("") => None,
         Shape::One(s) => Some(scalar(s, value, path.clone())?),
+        // Unknown elements only occur while validating, where they wait for apply.
         Shape::List(s) | Shape::Set(s) => Some(Json::Array(
             value
                 .elements()
                 .iter()
                 .enumerate()
+                .filter(|(_, v)| !v.is_unknown())
                 .map(|(i, v)| scalar(s, v, path.clone().index(i as i64)))
                 .collect::<Result<_, _>>()?,
         )),
+        // A null element (a variable left null) is no entry: the plan drops it too.
         Shape::Map(s) => Some(Json::Object(
             value
                 .entries()
                 .into_iter()
                 .flatten()
+                .filter(|(_, v)| !v.is_null() && !v.is_unknown())
                 .map(|(k, v)| Ok((k.clone(), scalar(s, v, path.clone().key(k))?)))
                 .collect::<Result<_, Diagnostics>>()?,
         )),
@@ -527,10 +541,12 @@ fn read_items(sub: &[Field], live: Option<&Json>, prior: &Value, full: bool) -> 
     let known = matches!(prior, Value::List(_));
     // Items admission added to what we sent (a pod's service account token volume and its
     // mounts) were never configured: read the items the prior has, by name where they have one.
+    // An empty name is no name: hashicorp's state holds "" for one never set.
     let names: Vec<&str> = prior
         .elements()
         .iter()
         .filter_map(|p| p.get("name").as_str())
+        .filter(|n| !n.is_empty())
         .collect();
     let named = known && !names.is_empty() && names.len() == prior.elements().len();
     items
@@ -659,7 +675,7 @@ fn read_plain(shape: Shape, live: Option<&Json>, prior: &Value) -> Value {
 }
 
 /// The values Go's `omitempty` drops, so a server never echoes them back.
-fn is_zero(value: &Value) -> bool {
+pub(crate) fn is_zero(value: &Value) -> bool {
     match value {
         Value::Bool(b) => !b,
         Value::Number(n) => n.as_f64() == 0.0,

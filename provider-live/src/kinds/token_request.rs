@@ -371,7 +371,7 @@ impl Resource for TokenRequest {
     }
 
     fn schema(&self) -> Schema {
-        let block = Block::new(
+        let mut block = Block::new(
             "A token for a service account, requested through the TokenRequest API. The token is kept \
              (sensitive) in state and never read back; any change of the configuration requests a new one. \
              Nothing is written to the cluster.",
@@ -386,6 +386,7 @@ impl Resource for TokenRequest {
         )
         .block(metadata_block())
         .block(spec_block());
+        let _ = crate::facts::annotate(TYPE_NAME, &mut block);
         Schema::new(0, block)
     }
 

@@ -213,6 +213,16 @@ fn endpoints(object: &Value) -> Vec<FieldError> {
         let base = format!("subsets[{i}]");
         for list in ["addresses", "notReadyAddresses"] {
             for (j, address) in subset[list].as_array().into_iter().flatten().enumerate() {
+                // A node name, when given (even empty), must be a DNS subdomain.
+                if let Some(node) = address.get("nodeName").and_then(Value::as_str) {
+                    for msg in crate::validation::dns1123_subdomain_errors(node) {
+                        errs.push(FieldError::invalid(
+                            format!("{base}.{list}[{j}].nodeName"),
+                            &json!(node),
+                            &msg,
+                        ));
+                    }
+                }
                 let ip = str_at(address, "/ip");
                 if !is_ip(ip) {
                     // Checked twice on the real apiserver, with two wordings.

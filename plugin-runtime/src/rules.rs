@@ -1,0 +1,648 @@
+//! Attribute rules: what an attribute does beyond its type and flags, declared on the schema
+//! and applied by the runtime to every resource, as terraform-plugin-framework applies its
+//! validators and plan modifiers. A provider declares them; it never re-implements them.
+//!
+//! - **Validators** check every known, non-null value when the engine validates a
+//!   configuration (each element of a list or set of primitives); a failure names the path.
+//! - **Constraints** between attributes (conflicts with, exactly one of, at least one of,
+//!   required with) name other attributes by absolute paths with list indices, as SDKv2 writes
+//!   them (`spec.0.selector`).
+//! - A **default** is planned where the configuration leaves the attribute null. The protocol
+//!   lets a provider fill in only computed attributes, so an attribute with a default is
+//!   computed ([`Attribute::with_default`]).
+//! - An **equivalence** keeps the prior value where the planned one means the same (`1Gi`
+//!   and `1024Mi`): the engine accepts the prior in place of an equivalent configured value.
+//!   A computed attribute is planned in the form the provider will read back, where known.
+//! - **Replace**: a planned change of the attribute replaces the object; on a block, a change
+//!   of its number of elements does.
+//!
+//! One rule holds for every map: a null element (a variable left null) is dropped from the
+//! plan where the attribute is computed, and refused at validation elsewhere, since the engine
+//! requires the plan of a non-computed attribute to be its configuration.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::diagnostics::{AttributePath, Diagnostic, Diagnostics};
+use crate::schema::{Attribute, Block, Nesting};
+use crate::types::Type;
+use crate::value::Value;
+
+/// Checks one value; the message says what is allowed ("expected one of \"HTTP\", \"HTTPS\"").
+pub trait Validator: Send + Sync {
+    fn check(&self, value: &Value) -> Result<(), String>;
+    /// The rule in words, for documentation: "one of `HTTP`, `HTTPS`".
+    fn describe(&self) -> String;
+}
+
+/// Whether a planned value means the same as the prior one.
+pub trait Equivalence: Send + Sync {
+    fn equivalent(&self, prior: &Value, planned: &Value) -> bool;
+    /// The form the value will be read back in, where the provider knows it: a computed
+    /// attribute is planned in that form, so that the state after apply is what a refresh
+    /// reads. `None`: as configured.
+    fn canonical(&self, _value: &Value) -> Option<Value> {
+        None
+    }
+    fn describe(&self) -> String;
+}
+
+/// How an attribute relates to others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstraintKind {
+    /// Not set together with any of the others.
+    ConflictsWith,
+    /// Exactly one of the listed paths (this attribute among them) is set.
+    ExactlyOneOf,
+    /// At least one of the listed paths is set.
+    AtLeastOneOf,
+    /// Set only together with all of the others.
+    RequiredWith,
+}
+
+/// A constraint with the absolute paths it names (`spec.0.selector`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Constraint {
+    pub kind: ConstraintKind,
+    pub paths: Vec<String>,
+}
+
+/// The rules of one attribute.
+#[derive(Clone, Default)]
+pub struct Rules {
+    pub default: Option<Value>,
+    pub replace: bool,
+    pub validators: Vec<Arc<dyn Validator>>,
+    pub equivalence: Option<Arc<dyn Equivalence>>,
+    pub constraints: Vec<Constraint>,
+}
+
+impl Rules {
+    pub fn is_empty(&self) -> bool {
+        self.default.is_none()
+            && !self.replace
+            && self.validators.is_empty()
+            && self.equivalence.is_none()
+            && self.constraints.is_empty()
+    }
+}
+
+impl fmt::Debug for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rules")
+            .field("default", &self.default)
+            .field("replace", &self.replace)
+            .field(
+                "validators",
+                &self.validators.iter().map(|v| v.describe()).collect::<Vec<_>>(),
+            )
+            .field("equivalence", &self.equivalence.as_ref().map(|e| e.describe()))
+            .field("constraints", &self.constraints)
+            .finish()
+    }
+}
+
+/// Rules compare by what they say.
+impl PartialEq for Rules {
+    fn eq(&self, other: &Rules) -> bool {
+        format!("{self:?}") == format!("{other:?}")
+    }
+}
+
+impl Attribute {
+    /// The attribute planned as `value` where the configuration leaves it null; it becomes
+    /// computed, as the protocol requires of a value the provider fills in.
+    pub fn with_default(mut self, value: Value) -> Attribute {
+        self.set_default(value);
+        self
+    }
+
+    /// [`Attribute::with_default`] on an attribute in place.
+    pub fn set_default(&mut self, value: Value) {
+        self.computed = true;
+        self.rules.default = Some(value);
+    }
+}
+
+fn is_set(value: &Value) -> bool {
+    !value.is_null() && !matches!(value.plain(), Value::List(v) | Value::Set(v) if v.is_empty())
+}
+
+/// A list or set of primitives: validators check each element.
+fn checks_elements(attribute: &Attribute) -> bool {
+    attribute.nested.is_none() && matches!(attribute.ty, Type::List(_) | Type::Set(_))
+}
+
+/// The value at an SDK-style absolute path (`spec.0.selector`); `None` where it leads nowhere.
+fn at_sdk_path<'v>(root: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.')
+        .try_fold(root, |value, step| match step.parse::<usize>() {
+            Ok(i) => value.elements().get(i),
+            Err(_) => match value.plain() {
+                Value::Object(m) | Value::Map(m) => m.get(step),
+                _ => None,
+            },
+        })
+}
+
+/// Every diagnostic the rules of `block` raise for `config` (validators, constraints, null
+/// map elements of non-computed attributes).
+pub fn validate(block: &Block, config: &Value) -> Diagnostics {
+    let mut out = Diagnostics::new();
+    validate_in(block, config, config, &AttributePath::default(), &mut out);
+    out
+}
+
+fn validate_in(block: &Block, root: &Value, value: &Value, at: &AttributePath, out: &mut Diagnostics) {
+    let block = &*block.nested_as_blocks();
+    for attribute in &block.attributes {
+        let v = value.get(&attribute.name);
+        let path = at.clone().attribute(&attribute.name);
+        validate_attribute(attribute, root, v, &path, out);
+    }
+    for nested in &block.blocks {
+        let v = value.get(&nested.type_name);
+        let path = at.clone().attribute(&nested.type_name);
+        match nested.nesting {
+            Nesting::Single | Nesting::Group => validate_in(&nested.block, root, v, &path, out),
+            Nesting::List | Nesting::Set => {
+                for (i, element) in v.elements().iter().enumerate() {
+                    // A set element has no index of its own; its position still tells users where.
+                    validate_in(&nested.block, root, element, &path.clone().index(i as i64), out);
+                }
+            }
+            Nesting::Map => {
+                for (k, element) in v.entries().into_iter().flatten() {
+                    validate_in(&nested.block, root, element, &path.clone().key(k), out);
+                }
+            }
+        }
+    }
+}
+
+fn validate_attribute(
+    attribute: &Attribute,
+    root: &Value,
+    value: &Value,
+    path: &AttributePath,
+    out: &mut Diagnostics,
+) {
+    if value.is_unknown() {
+        return;
+    }
+    if matches!(attribute.ty, Type::Map(_)) && !attribute.computed {
+        for (key, element) in value.entries().into_iter().flatten() {
+            if element.is_null() {
+                out.push(
+                    Diagnostic::error(
+                        format!("Invalid value for {path}"),
+                        format!(
+                            "The element {key:?} is null. Give it a value or leave the key out \
+                             (for example with a conditional expression)."
+                        ),
+                    )
+                    .at(path.clone().key(key)),
+                );
+            }
+        }
+    }
+    if !value.is_null() {
+        let checked: Vec<(AttributePath, &Value)> = if checks_elements(attribute) {
+            value
+                .elements()
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (path.clone().index(i as i64), e))
+                .collect()
+        } else {
+            vec![(path.clone(), value)]
+        };
+        for (at, v) in checked {
+            if v.is_null() || !v.is_wholly_known() {
+                continue;
+            }
+            for validator in &attribute.rules.validators {
+                if let Err(why) = validator.check(v) {
+                    out.push(Diagnostic::error(format!("Invalid value for {at}"), why).at(at.clone()));
+                }
+            }
+        }
+    }
+    for constraint in &attribute.rules.constraints {
+        check_constraint(constraint, root, value, path, out);
+    }
+}
+
+fn check_constraint(
+    constraint: &Constraint,
+    root: &Value,
+    value: &Value,
+    path: &AttributePath,
+    out: &mut Diagnostics,
+) {
+    let others: Vec<Option<&Value>> = constraint.paths.iter().map(|p| at_sdk_path(root, p)).collect();
+    if others.iter().flatten().any(|v| v.is_unknown()) {
+        return;
+    }
+    let set: Vec<&str> = constraint
+        .paths
+        .iter()
+        .zip(&others)
+        .filter(|(_, v)| v.is_some_and(is_set))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let listed = constraint.paths.join("`, `");
+    let problem = match constraint.kind {
+        ConstraintKind::ConflictsWith if is_set(value) && !set.is_empty() => Some(format!(
+            "{path} cannot be set together with `{}`.",
+            set.join("`, `")
+        )),
+        ConstraintKind::ExactlyOneOf if set.len() > 1 => Some(format!(
+            "Only one of `{listed}` can be set; `{}` are.",
+            set.join("`, `")
+        )),
+        ConstraintKind::ExactlyOneOf | ConstraintKind::AtLeastOneOf if set.is_empty() => {
+            Some(format!("One of `{listed}` must be set."))
+        }
+        ConstraintKind::RequiredWith if is_set(value) && set.len() < constraint.paths.len() => {
+            Some(format!("{path} requires `{listed}` to be set too."))
+        }
+        _ => None,
+    };
+    if let Some(detail) = problem {
+        out.push(Diagnostic::error("Invalid combination of arguments", detail).at(path.clone()));
+    }
+}
+
+/// The proposed new state with the rules applied: defaults where the configuration is null,
+/// the prior's value where the proposed one is equivalent, null map elements of computed
+/// attributes dropped.
+pub fn plan(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Value {
+    plan_in(block, config, prior, proposed)
+}
+
+fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Value {
+    let block = &*block.nested_as_blocks();
+    let Value::Object(mut fields) = proposed else {
+        return proposed;
+    };
+    for attribute in &block.attributes {
+        let value = fields.entry(attribute.name.clone()).or_insert(Value::Null);
+        let configured = config.get(&attribute.name);
+        let before = prior.get(&attribute.name);
+        if let Some(default) = &attribute.rules.default
+            && configured.is_null()
+            && !attribute.required
+        {
+            // A prior object saved without the attribute (by a version that knew no default)
+            // means the default already: it stays null, until its next refresh fills it in.
+            let unsaved = !prior.is_null() && before.is_null();
+            *value = if unsaved { Value::Null } else { default.clone() };
+            continue;
+        }
+        if let Some(equivalence) = &attribute.rules.equivalence
+            && !value.is_null()
+            && value.is_wholly_known()
+        {
+            if !before.is_null() && before.is_wholly_known() && equivalence.equivalent(before, value) {
+                *value = before.clone();
+            } else if attribute.computed
+                && let Some(canonical) = equivalence.canonical(value)
+            {
+                *value = canonical;
+            }
+        }
+        if matches!(attribute.ty, Type::Map(_))
+            && attribute.computed
+            && let Value::Map(entries) = value
+        {
+            entries.retain(|_, v| !v.is_null());
+        }
+    }
+    for nested in &block.blocks {
+        let Some(value) = fields.remove(&nested.type_name) else {
+            continue;
+        };
+        let configured = config.get(&nested.type_name);
+        let before = prior.get(&nested.type_name);
+        let planned = match (nested.nesting, value) {
+            (Nesting::Single | Nesting::Group, v) => plan_in(&nested.block, configured, before, v),
+            (Nesting::List, Value::List(items)) => Value::List(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let c = configured.elements().get(i).unwrap_or(&Value::Null);
+                        let p = before.elements().get(i).unwrap_or(&Value::Null);
+                        plan_in(&nested.block, c, p, item)
+                    })
+                    .collect(),
+            ),
+            // Set elements pair with nothing by position: a default fills what is null.
+            (Nesting::Set, Value::Set(items)) => Value::Set(
+                items
+                    .into_iter()
+                    .map(|item| {
+                        let c = item.clone();
+                        plan_in(&nested.block, &c, &Value::Null, item)
+                    })
+                    .collect(),
+            ),
+            (Nesting::Map, Value::Map(items)) => Value::Map(
+                items
+                    .into_iter()
+                    .map(|(k, item)| {
+                        let c = configured
+                            .entries()
+                            .and_then(|e| e.get(&k))
+                            .unwrap_or(&Value::Null);
+                        let p = before.entries().and_then(|e| e.get(&k)).unwrap_or(&Value::Null);
+                        let planned = plan_in(&nested.block, c, p, item);
+                        (k, planned)
+                    })
+                    .collect(),
+            ),
+            (_, v) => v,
+        };
+        fields.insert(nested.type_name.clone(), planned);
+    }
+    Value::Object(fields)
+}
+
+/// `config` with the defaults `keep` accepts filled in where it is null, inside the blocks it
+/// has: what the provider sends where the user wrote nothing.
+pub fn with_defaults(block: &Block, config: &Value, keep: &dyn Fn(&Value) -> bool) -> Value {
+    let block = &*block.nested_as_blocks();
+    let Value::Object(fields) = config.plain() else {
+        return config.clone();
+    };
+    let mut out = fields.clone();
+    for attribute in &block.attributes {
+        if let Some(default) = &attribute.rules.default
+            && config.get(&attribute.name).is_null()
+            && keep(default)
+        {
+            out.insert(attribute.name.clone(), default.clone());
+        }
+    }
+    for nested in &block.blocks {
+        let Some(value) = out.get_mut(&nested.type_name) else {
+            continue;
+        };
+        let inner = &nested.block;
+        *value = match value.plain() {
+            Value::List(items) => Value::List(items.iter().map(|i| with_defaults(inner, i, keep)).collect()),
+            Value::Set(items) => Value::Set(items.iter().map(|i| with_defaults(inner, i, keep)).collect()),
+            Value::Map(items) if nested.nesting == Nesting::Map => Value::Map(
+                items
+                    .iter()
+                    .map(|(k, i)| (k.clone(), with_defaults(inner, i, keep)))
+                    .collect(),
+            ),
+            Value::Object(_) => with_defaults(inner, value, keep),
+            _ => continue,
+        };
+    }
+    Value::Object(out)
+}
+
+/// The paths whose planned change replaces the object (the engine keeps those that differ):
+/// every replace attribute present before or after, every replace block whose number of
+/// elements changes, and a set block holding any replace rule, which changes whole.
+pub fn replace_paths(block: &Block, prior: &Value, planned: &Value) -> Vec<AttributePath> {
+    let mut out = Vec::new();
+    if !prior.is_null() && !planned.is_null() {
+        replace_in(block, prior, planned, &AttributePath::default(), &mut out);
+    }
+    out
+}
+
+fn has_replace(block: &Block) -> bool {
+    let block = &*block.nested_as_blocks();
+    block.attributes.iter().any(|a| a.rules.replace)
+        || block.blocks.iter().any(|b| b.replace || has_replace(&b.block))
+}
+
+fn replace_in(
+    block: &Block,
+    prior: &Value,
+    planned: &Value,
+    at: &AttributePath,
+    out: &mut Vec<AttributePath>,
+) {
+    let block = &*block.nested_as_blocks();
+    for attribute in block.attributes.iter().filter(|a| a.rules.replace) {
+        out.push(at.clone().attribute(&attribute.name));
+    }
+    for nested in &block.blocks {
+        let (before, after) = (prior.get(&nested.type_name), planned.get(&nested.type_name));
+        let path = at.clone().attribute(&nested.type_name);
+        if nested.replace && before.elements().len() != after.elements().len() {
+            out.push(path.clone());
+        }
+        if !has_replace(&nested.block) {
+            continue;
+        }
+        match nested.nesting {
+            Nesting::Single | Nesting::Group => {
+                if !before.is_null() || !after.is_null() {
+                    replace_in(&nested.block, before, after, &path, out);
+                }
+            }
+            Nesting::List => {
+                let count = before.elements().len().max(after.elements().len());
+                for i in 0..count {
+                    let b = before.elements().get(i).unwrap_or(&Value::Null);
+                    let a = after.elements().get(i).unwrap_or(&Value::Null);
+                    replace_in(&nested.block, b, a, &path.clone().index(i as i64), out);
+                }
+            }
+            Nesting::Set => out.push(path),
+            Nesting::Map => {
+                let keys: std::collections::BTreeSet<&String> = before
+                    .entries()
+                    .into_iter()
+                    .chain(after.entries())
+                    .flat_map(|m| m.keys())
+                    .collect();
+                for k in keys {
+                    let b = before.get(k);
+                    let a = after.get(k);
+                    replace_in(&nested.block, b, a, &path.clone().key(k), out);
+                }
+            }
+        }
+    }
+    out.dedup_by(|a, b| a == b);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::NestedBlock;
+
+    struct OneOf(&'static [&'static str]);
+
+    impl Validator for OneOf {
+        fn check(&self, value: &Value) -> Result<(), String> {
+            match value.as_str() {
+                Some(s) if self.0.contains(&s) => Ok(()),
+                _ => Err(format!("expected one of {:?}", self.0)),
+            }
+        }
+        fn describe(&self) -> String {
+            format!("one of {:?}", self.0)
+        }
+    }
+
+    struct SameIgnoringCase;
+
+    impl Equivalence for SameIgnoringCase {
+        fn equivalent(&self, a: &Value, b: &Value) -> bool {
+            a.as_str().map(str::to_lowercase) == b.as_str().map(str::to_lowercase)
+        }
+        fn describe(&self) -> String {
+            "case-insensitive".into()
+        }
+    }
+
+    fn schema() -> Block {
+        let mut scheme = Attribute::optional("scheme", Type::String, "").with_default(Value::string("HTTP"));
+        scheme.rules.validators.push(Arc::new(OneOf(&["HTTP", "HTTPS"])));
+        let mut image = Attribute::optional("image", Type::String, "");
+        image.rules.replace = true;
+        image.rules.equivalence = Some(Arc::new(SameIgnoringCase));
+        let mut modes = Attribute::optional("modes", Type::list(Type::String), "");
+        modes.rules.validators.push(Arc::new(OneOf(&["a", "b"])));
+        let mut name = Attribute::optional("name", Type::String, "");
+        name.rules.constraints.push(Constraint {
+            kind: ConstraintKind::ConflictsWith,
+            paths: vec!["generate_name".into()],
+        });
+        Block::new("r")
+            .attribute(name)
+            .attribute(Attribute::optional("generate_name", Type::String, ""))
+            .attribute(Attribute::optional("labels", Type::map(Type::String), ""))
+            .attribute(Attribute::optional_computed(
+                "limits",
+                Type::map(Type::String),
+                "",
+            ))
+            .block(NestedBlock::new(
+                "probe",
+                Nesting::List,
+                Block::new("p")
+                    .attribute(scheme)
+                    .attribute(image)
+                    .attribute(modes),
+            ))
+    }
+
+    fn probe(fields: Vec<(&str, Value)>) -> Value {
+        Value::object([("probe", Value::List(vec![Value::object(fields)]))])
+    }
+
+    #[test]
+    fn validators_name_the_path_and_check_each_element_of_a_list() {
+        let config = probe(vec![
+            ("scheme", Value::string("FTP")),
+            ("modes", Value::List(vec![Value::string("a"), Value::string("z")])),
+        ]);
+        let got = validate(&schema(), &config);
+        let paths: Vec<String> = got
+            .0
+            .iter()
+            .map(|d| d.attribute.clone().unwrap().to_string())
+            .collect();
+        assert_eq!(paths, ["probe[0].scheme", "probe[0].modes[1]"]);
+        assert!(got.0[0].detail.contains("HTTPS"), "{}", got.0[0].detail);
+        let unknown = probe(vec![("scheme", Value::unknown())]);
+        assert!(
+            validate(&schema(), &unknown).is_empty(),
+            "unknown values wait for apply"
+        );
+    }
+
+    #[test]
+    fn constraints_and_null_map_elements_are_refused_at_validation() {
+        let both = Value::object([
+            ("name", Value::string("a")),
+            ("generate_name", Value::string("a-")),
+        ]);
+        let got = validate(&schema(), &both);
+        assert_eq!(got.0.len(), 1);
+        assert!(got.0[0].detail.contains("generate_name"), "{}", got.0[0].detail);
+        let null_label = Value::object([("labels", Value::Map([("app".to_string(), Value::Null)].into()))]);
+        let got = validate(&schema(), &null_label);
+        assert_eq!(got.0[0].attribute.clone().unwrap().to_string(), "labels[\"app\"]");
+        let null_limit = Value::object([("limits", Value::Map([("cpu".to_string(), Value::Null)].into()))]);
+        assert!(
+            validate(&schema(), &null_limit).is_empty(),
+            "a computed map drops it at plan"
+        );
+    }
+
+    #[test]
+    fn plan_fills_defaults_keeps_equivalent_priors_and_drops_null_elements() {
+        let block = schema();
+        let config = Value::object([
+            (
+                "probe",
+                Value::List(vec![Value::object([("image", Value::string("NGINX"))])]),
+            ),
+            ("limits", Value::Map([("cpu".to_string(), Value::Null)].into())),
+        ]);
+        let prior = probe(vec![
+            ("image", Value::string("nginx")),
+            ("scheme", Value::string("HTTPS")),
+        ]);
+        let planned = plan(&block, &config, &prior, config.clone());
+        let element = &planned.get("probe").elements()[0];
+        assert_eq!(
+            element.get("scheme"),
+            &Value::string("HTTP"),
+            "the default, not the prior"
+        );
+        assert_eq!(
+            element.get("image"),
+            &Value::string("nginx"),
+            "the equivalent prior"
+        );
+        assert_eq!(planned.get("limits"), &Value::Map(Default::default()));
+        assert!(
+            block.blocks[0].block.find_attribute("scheme").unwrap().computed,
+            "a default makes the attribute computed"
+        );
+    }
+
+    #[test]
+    fn defaults_fill_a_configuration_where_kept() {
+        let config = probe(vec![("image", Value::string("nginx"))]);
+        let all = with_defaults(&schema(), &config, &|_| true);
+        assert_eq!(
+            all.get("probe").elements()[0].get("scheme"),
+            &Value::string("HTTP")
+        );
+        let none = with_defaults(&schema(), &config, &|_| false);
+        assert_eq!(none, config);
+    }
+
+    #[test]
+    fn replace_paths_cover_both_sides_of_a_list() {
+        let prior = probe(vec![("image", Value::string("a"))]);
+        let planned = Value::object([(
+            "probe",
+            Value::List(vec![
+                Value::object([("image", Value::string("a"))]),
+                Value::object([("image", Value::string("b"))]),
+            ]),
+        )]);
+        let paths = replace_paths(&schema(), &prior, &planned);
+        let shown: Vec<String> = paths.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["probe[0].image", "probe[1].image"]);
+        assert!(
+            replace_paths(&schema(), &Value::Null, &planned).is_empty(),
+            "a create"
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! hashicorp/kubernetes 3.4.0's per-attribute behaviour as data: `catalog/facts.tsv`, generated
+//! by `make catalog` from the facts recorded in `catalog/hashicorp/` (each with its source line
+//! in hashicorp's code). [`annotate`] declares them on a type's schema as runtime rules
+//! (`plugin_runtime::rules`): defaults, validators, replacements, equivalences and constraints
+//! between attributes. The runtime applies them to every resource; no kind restates them.
+//!
+//! A type's rows are read the first time its schema is built, as the kind catalog's are.
+
+mod validators;
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use plugin_runtime::rules::{Constraint, ConstraintKind, Rules};
+use plugin_runtime::{Attribute, Block, NestedBlock, Type, Value};
+
+use crate::kinds::spec_quantity::SameQuantity;
+
+const FACTS: &str = include_str!("../catalog/facts.tsv");
+
+/// One fact of a type: `kind` is `default`, `validate`, `force_new`, `diff_suppress`,
+/// `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with`, or `framework` (the
+/// type is a plugin-framework resource, not an SDKv2 one).
+#[derive(Clone, Copy, Debug)]
+pub struct Fact {
+    pub path: &'static str,
+    pub kind: &'static str,
+    pub argument: &'static str,
+    /// `file:line` in hashicorp's repository.
+    pub source: &'static str,
+}
+
+/// Where each type's rows are in [`FACTS`] (they come grouped by type).
+fn index() -> &'static HashMap<&'static str, &'static str> {
+    static INDEX: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut out: HashMap<&'static str, (usize, usize)> = HashMap::new();
+        let mut offset = 0;
+        for line in FACTS.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            if line.starts_with('#') {
+                continue;
+            }
+            let ty = line.split('\t').next().unwrap_or_default();
+            out.entry(ty)
+                .and_modify(|r| r.1 = offset)
+                .or_insert((start, offset));
+        }
+        out.into_iter().map(|(ty, (a, b))| (ty, &FACTS[a..b])).collect()
+    })
+}
+
+/// The facts of `type_name` (none for a type hashicorp states nothing about).
+pub fn of(type_name: &str) -> Vec<Fact> {
+    let Some(rows) = index().get(type_name) else {
+        return Vec::new();
+    };
+    rows.lines()
+        .filter_map(|line| {
+            let mut cols = line.split('\t').skip(1);
+            Some(Fact {
+                path: cols.next()?,
+                kind: cols.next()?,
+                argument: cols.next()?,
+                source: cols.next()?,
+            })
+        })
+        .collect()
+}
+
+/// Where a fact lands in a schema.
+enum Target<'b> {
+    Attribute(&'b mut Attribute),
+    Block(&'b mut NestedBlock),
+}
+
+/// The attribute or block at a dotted path (`spec.template.spec.container.port.protocol`).
+fn find<'b>(block: &'b mut Block, path: &str) -> Option<Target<'b>> {
+    let (head, rest) = match path.split_once('.') {
+        Some((h, r)) => (h, Some(r)),
+        None => (path, None),
+    };
+    if let Some(attribute) = block.attributes.iter_mut().find(|a| a.name == head) {
+        return match rest {
+            None => Some(Target::Attribute(attribute)),
+            Some(rest) => find_nested(&mut attribute.nested.as_mut()?.attributes, rest),
+        };
+    }
+    let nested = block.blocks.iter_mut().find(|b| b.type_name == head)?;
+    match rest {
+        None => Some(Target::Block(nested)),
+        Some(rest) => find(&mut nested.block, rest),
+    }
+}
+
+/// The attribute at `path` among nested attributes.
+fn find_nested<'b>(attributes: &'b mut [Attribute], path: &str) -> Option<Target<'b>> {
+    let (head, rest) = match path.split_once('.') {
+        Some((h, r)) => (h, Some(r)),
+        None => (path, None),
+    };
+    let attribute = attributes.iter_mut().find(|a| a.name == head)?;
+    match rest {
+        None => Some(Target::Attribute(attribute)),
+        Some(rest) => find_nested(&mut attribute.nested.as_mut()?.attributes, rest),
+    }
+}
+
+/// Suppressions that a kind implements itself, beyond an equivalence of two values.
+const HANDLED_BY_KINDS: [&str; 1] = [
+    // The Secret kind keeps `data` out of the write while a write-only revision is set.
+    "suppressWhenWriteOnlyRevisionSet",
+];
+
+/// Declares one fact on `rules` (or on a block); `Err` says why it cannot be.
+fn apply(fact: &Fact, target: Target<'_>) -> Result<(), String> {
+    let constraint = |kind| -> Result<Constraint, String> {
+        Ok(Constraint {
+            kind,
+            paths: serde_json::from_str(fact.argument).map_err(|e| e.to_string())?,
+        })
+    };
+    let attribute = match target {
+        Target::Block(block) if fact.kind == "force_new" => {
+            block.replace = true;
+            return Ok(());
+        }
+        Target::Block(_) => return Err(format!("a {} fact on a block", fact.kind)),
+        Target::Attribute(attribute) => attribute,
+    };
+    let rules: &mut Rules = &mut attribute.rules;
+    match fact.kind {
+        "default" if attribute.required || (attribute.computed && !attribute.optional) => {}
+        "default" => {
+            let json: serde_json::Value = serde_json::from_str(fact.argument).map_err(|e| e.to_string())?;
+            attribute.set_default(Value::from_json(&json));
+        }
+        "validate" => rules.validators.push(validators::parse(fact.argument)?),
+        "force_new" => rules.replace = true,
+        "diff_suppress" => match fact.argument {
+            "suppressEquivalentResourceQuantity" => rules.equivalence = Some(Arc::new(SameQuantity)),
+            name if HANDLED_BY_KINDS.contains(&name) => {}
+            other => return Err(format!("unknown suppression {other:?}")),
+        },
+        "conflicts_with" => rules.constraints.push(constraint(ConstraintKind::ConflictsWith)?),
+        "exactly_one_of" => rules.constraints.push(constraint(ConstraintKind::ExactlyOneOf)?),
+        "at_least_one_of" => rules.constraints.push(constraint(ConstraintKind::AtLeastOneOf)?),
+        "required_with" => rules.constraints.push(constraint(ConstraintKind::RequiredWith)?),
+        other => return Err(format!("unknown fact {other:?}")),
+    }
+    Ok(())
+}
+
+/// Facts this provider does differently on purpose, by path: `(path, fact, why)`.
+pub const DIFFERENCES: [(&str, &str, &str); 1] = [(
+    "field_manager",
+    "default",
+    "The patch-style types default to `tofu-live-<estate>-<type>`, not `Terraform`: two types or \
+     estates editing one object under one manager would remove each other's fields.",
+)];
+
+/// SDKv2 reads an unset primitive attribute inside a nested block as its zero value, so the
+/// state hashicorp's users have holds `""`, `0` or `false` there: an optional attribute of a
+/// block gets that as its default (never sent: Kubernetes drops zero values itself). The
+/// top-level `metadata` and `timeouts` blocks are outside the kind's fields and keep nulls.
+fn sdk_zero_defaults(block: &mut Block) {
+    for nested in &mut block.blocks {
+        if !matches!(nested.type_name.as_str(), "metadata" | "timeouts") {
+            zero_defaults_in(&mut nested.block);
+        }
+    }
+}
+
+fn zero_defaults_in(block: &mut Block) {
+    for attribute in &mut block.attributes {
+        if attribute.required || attribute.computed || attribute.nested.is_some() {
+            continue;
+        }
+        let zero = match attribute.ty {
+            Type::String => Value::string(""),
+            Type::Number => Value::int(0),
+            Type::Bool => Value::Bool(false),
+            _ => continue,
+        };
+        attribute.set_default(zero);
+    }
+    for nested in &mut block.blocks {
+        zero_defaults_in(&mut nested.block);
+    }
+}
+
+/// Declares the facts of `type_name` on its schema `block`. Returns what could not be declared
+/// (a path the schema lacks, an unreadable argument), each with the fact's source; a test keeps
+/// that empty for every type.
+pub fn annotate(type_name: &str, block: &mut Block) -> Vec<String> {
+    let mut problems = Vec::new();
+    let facts = of(type_name);
+    for fact in &facts {
+        if fact.kind == "framework" {
+            continue;
+        }
+        if DIFFERENCES
+            .iter()
+            .any(|(path, kind, _)| *path == fact.path && *kind == fact.kind)
+        {
+            continue;
+        }
+        let outcome = match find(block, fact.path) {
+            Some(target) => apply(fact, target),
+            None => Err("no such attribute in the schema".to_string()),
+        };
+        if let Err(why) = outcome {
+            problems.push(format!(
+                "{type_name} {} {} ({}): {why}",
+                fact.path, fact.kind, fact.source
+            ));
+        }
+    }
+    if !facts.is_empty() && !facts.iter().any(|f| f.kind == "framework") {
+        sdk_zero_defaults(block);
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_types_facts_are_its_own() {
+        let facts = of("kubernetes_deployment_v1");
+        assert!(facts.iter().any(|f| f.path == "spec.template.spec.dns_policy"
+            && f.kind == "default"
+            && f.argument == "\"ClusterFirst\""
+            && f.source.starts_with("kubernetes/schema_pod_spec.go:")));
+        assert!(of("kubernetes_no_such_type").is_empty());
+    }
+
+    #[test]
+    fn every_fact_fits_its_types_schema() {
+        use plugin_runtime::Provider as _;
+        let provider = crate::LiveProvider::default();
+        let mut problems = Vec::new();
+        let mut served = Vec::new();
+        for resource in provider.resources() {
+            for name in std::iter::once(resource.type_name()).chain(resource.aliases().iter().copied()) {
+                problems.extend(annotate(name, &mut resource.schema().block));
+                served.push(name);
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "{} facts do not fit:\n{}",
+            problems.len(),
+            problems.join("\n")
+        );
+        let without: Vec<&&str> = served
+            .iter()
+            .filter(|t| of(t).is_empty() && **t != "kubernetes_manifest")
+            .collect();
+        assert!(without.is_empty(), "types without facts: {without:?}");
+    }
+}
