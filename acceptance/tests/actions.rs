@@ -438,7 +438,7 @@ action "kubernetes_job_run" "broken" {{
             progress_line("kubernetes_job_run.broken", "CLI", "broken: created"),
             progress_line("kubernetes_job_run.broken", "CLI", "broken: failed,"),
             format!("Job \"{ns}/broken\" failed"),
-            "the job failed: Job has reached the specified backoff limit".to_string(),
+            "failed: BackoffLimitExceeded: Job has reached the specified backoff limit".to_string(),
             "container main: Error, exit code 1".to_string(),
         ],
     );

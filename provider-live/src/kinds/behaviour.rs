@@ -82,6 +82,7 @@ pub fn of(info: &'static KindInfo) -> Box<dyn Behaviour> {
         },
         pod: info.kind == "Pod",
         ingress: info.kind == "Ingress",
+        service: info.kind == "Service",
         signing_request: info.kind == "CertificateSigningRequest",
         deletes_slowly: matches!(
             info.kind,
@@ -158,6 +159,9 @@ struct Kinded {
     /// An ingress path without a `pathType` gets `ImplementationSpecific`, as networking/v1beta1
     /// did implicitly (hashicorp's `kubernetes_ingress` has that shape).
     ingress: bool,
+    /// A Service sends `allocateLoadBalancerNodePorts` (hashicorp's default true) only as a
+    /// LoadBalancer: the API server refuses it on any other type.
+    service: bool,
     /// A certificate signing request is approved (`auto_approve`, true by default) and waits
     /// for its certificate.
     signing_request: bool,
@@ -237,7 +241,24 @@ impl Behaviour for Kinded {
         }
     }
 
+    fn imported(&self, object: &Json, state: &mut Value) {
+        if self.signing_request {
+            let approved = object["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["type"] == "Approved" && c["status"] == "True");
+            state.set("auto_approve", Value::Bool(approved));
+        }
+    }
+
     fn complete(&self, object: &mut Map<String, Json>) {
+        if self.service
+            && let Some(spec) = object.get_mut("spec").and_then(Json::as_object_mut)
+            && spec.get("type").and_then(Json::as_str) != Some("LoadBalancer")
+        {
+            spec.remove("allocateLoadBalancerNodePorts");
+        }
         if !self.ingress {
             return;
         }
