@@ -415,3 +415,50 @@ fn manifest_values_keep_their_types_a_null_map_plans_applies_and_settles() {
     let out = work.run(&["destroy", "-auto-approve", "-input=false"]);
     assert!(out.success(), "destroy:\n{out}");
 }
+
+/// A ConfigMap named by the server (`generate_name`) with `data`.
+fn generated_config_map(ns: &str, data: &[(&str, &str)]) -> String {
+    format!(
+        "resource \"kubernetes_config_map_v1\" \"gen\" {{\n  metadata {{\n    generate_name = \"gen-\"\n    \
+         namespace     = {}\n  }}\n  data = {}\n}}\n",
+        quote(ns),
+        string_map(data)
+    )
+}
+
+/// A `generate_name` object is made by a POST (the server picks the name), whose fields the API
+/// server records under an `Update` entry that a later server-side apply cannot drop. The
+/// provider hands them to its apply, so a key the configuration drops leaves the object, and
+/// the next plan is empty.
+#[test]
+fn generate_name_object_drops_what_the_configuration_drops() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "gen");
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    work.write(&generated_config_map(ns, &[("a", "1"), ("b", "2")]));
+    work.apply_ok("create");
+    let name = work.state_values("kubernetes_config_map_v1.gen")["metadata"][0]["name"]
+        .as_str()
+        .expect("the generated name is in state")
+        .to_string();
+    assert!(name.starts_with("gen-"), "name {name}");
+    let live = cluster.get_json(&["configmap", &name, "-n", ns, "--show-managed-fields"]);
+    let entries = live["metadata"]["managedFields"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["manager"] == "tofu-live" && e["operation"] == "Apply"),
+        "the create's fields were not handed to the apply: {entries:?}"
+    );
+
+    work.write(&generated_config_map(ns, &[("a", "1")]));
+    work.apply_ok("drop b");
+    let live = cluster.get_json(&["configmap", &name, "-n", ns]);
+    assert_eq!(live["data"], serde_json::json!({"a": "1"}), "key b was left");
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 0, "plan not empty after dropping a key:\n{plan}");
+}

@@ -248,6 +248,48 @@ pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Resu
     Ok(to_json(patched, &target.resource))
 }
 
+/// Hands the fields a POST create set to `manager`'s server-side apply. The create recorded
+/// them under an `Update` entry of `manager`, which a later apply by the same manager can
+/// neither change nor drop; the entry becomes an `Apply` entry, as kubectl rewrites it when an
+/// object moves to server-side apply (a request that sets managedFields keeps them as given).
+/// Returns the object as patched, or as created when there is nothing to hand over.
+pub async fn claim_for_apply(
+    client: &Client,
+    target: &Target,
+    created: &Json,
+    manager: &str,
+) -> Result<Json, ApiError> {
+    let Some(entries) = created
+        .pointer("/metadata/managedFields")
+        .and_then(Json::as_array)
+    else {
+        return Ok(created.clone());
+    };
+    let ours = |e: &Json| {
+        e["manager"] == manager
+            && e["operation"] == "Update"
+            && e["subresource"].as_str().unwrap_or("").is_empty()
+    };
+    if !entries.iter().any(ours) {
+        return Ok(created.clone());
+    }
+    let entries: Vec<Json> = entries
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            if ours(&e) {
+                e["operation"] = Json::from("Apply");
+            }
+            e
+        })
+        .collect();
+    let patch = serde_json::json!({"metadata": {
+        "managedFields": entries,
+        "resourceVersion": created.pointer("/metadata/resourceVersion"),
+    }});
+    merge_patch(client, target, &patch).await
+}
+
 /// A JSON merge patch of the object (or of its `subresource`, e.g. `scale`) as field manager
 /// `manager`: what the actions write, under managers of their own. A precondition goes in the
 /// patch's `metadata` (uid, resourceVersion). Returns what the server answered (for a

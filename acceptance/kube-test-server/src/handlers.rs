@@ -507,6 +507,15 @@ impl<'a> Call<'a> {
         dry: bool,
     ) -> Result<Value, ApiError> {
         let old_meta = old["metadata"].as_object().cloned().unwrap_or_default();
+        // managedFields a write sets (non-empty, unlike the stored ones) replace the stored
+        // ones before this write is recorded on top, as kube-apiserver's field manager does:
+        // how a client hands fields from one manager or operation to another.
+        let given = new["metadata"]["managedFields"]
+            .as_array()
+            .filter(|given| {
+                !given.is_empty() && Some(*given) != old_meta.get("managedFields").and_then(Value::as_array)
+            })
+            .map(|given| Value::Array(given.clone()));
         {
             let m = new["metadata"].as_object_mut().expect("objects have metadata");
             for k in [
@@ -548,7 +557,11 @@ impl<'a> Call<'a> {
                 subresource: sub,
                 ..*info
             };
-            semantics::record_update(Some(old), &mut new, &info);
+            let mut base = old.clone();
+            if let Some(given) = given {
+                base["metadata"]["managedFields"] = given;
+            }
+            semantics::record_update(Some(&base), &mut new, &info);
         }
         // The strategy and the allocators act after the field manager: what they change is
         // not the writer's.
