@@ -453,150 +453,173 @@ impl Subject<'_> {
         let root = base(&self.block, "", validators);
         match (fact.kind.as_str(), leaf) {
             ("validate", Leaf::Attribute(attribute)) => {
-                let (refused, accepted) =
-                    samples::of(&fact.argument).ok_or("no sample values for this validator")?;
-                for value in refused {
-                    let mut config = root.clone();
-                    place(
-                        &self.block,
-                        &mut config,
-                        "",
-                        &fact.path,
-                        typed(&attribute.ty, &value),
-                        validators,
-                    );
-                    let got = self.validate(&config).await;
-                    let named = got
-                        .iter()
-                        .any(|d| is_error(d) && d.attribute.as_ref().map(names) == Some(fact.path.clone()));
-                    if !named {
-                        return Err(format!("{value} was not refused at the path: {}", errors(&got)));
-                    }
-                }
-                for value in accepted.iter().take(1) {
-                    let mut config = root.clone();
-                    place(
-                        &self.block,
-                        &mut config,
-                        "",
-                        &fact.path,
-                        typed(&attribute.ty, value),
-                        validators,
-                    );
-                    let got = self.validate(&config).await;
-                    // Constraints between attributes (conflicts, required with) are not the
-                    // validator's: they have their own facts.
-                    let wrong: Vec<&pb::Diagnostic> = got
-                        .iter()
-                        .filter(|d| is_error(d) && d.attribute.as_ref().map(names) == Some(fact.path.clone()))
-                        .filter(|d| d.summary != "Invalid combination of arguments")
-                        .collect();
-                    if !wrong.is_empty() {
-                        return Err(format!("{value} was refused: {}", errors(&got)));
-                    }
-                }
-                Ok(None)
+                self.refuses(fact, attribute, &root, validators).await
             }
             ("default", Leaf::Attribute(attribute)) => {
-                if attribute.required {
-                    return Ok(Some(Skip::Required));
-                }
-                if attribute.computed && !attribute.optional {
-                    return Ok(Some(Skip::ComputedOnly));
-                }
-                let mut config = root.clone();
-                place(&self.block, &mut config, "", &fact.path, Value::Null, validators);
-                let response = self.plan(&Value::Null, &config).await;
-                if response.diagnostics.iter().any(is_error) {
-                    return Err(format!("the plan failed: {}", errors(&response.diagnostics)));
-                }
-                let planned = self.planned(&response);
-                let want: Json = serde_json::from_str(&fact.argument).map_err(|e| e.to_string())?;
-                let got = at_path(&planned, &fact.path);
-                if *got != typed(&attribute.ty, &want) {
-                    return Err(format!("planned {:?}, not the default {want}", got.to_json()));
-                }
-                Ok(None)
+                self.defaults(fact, attribute, &root, validators).await
             }
-            ("force_new", leaf) => {
-                let (before, after, expect) = match leaf {
-                    Leaf::Attribute(attribute) if attribute.computed && !attribute.optional => {
-                        return Ok(Some(Skip::ComputedOnly));
-                    }
-                    Leaf::Attribute(attribute) => {
-                        let (a, b) = two_values(attribute, validators.get(fact.path.as_str()).copied());
-                        let mut before = root.clone();
-                        place(&self.block, &mut before, "", &fact.path, a, validators);
-                        let mut after = root.clone();
-                        place(&self.block, &mut after, "", &fact.path, b, validators);
-                        (before, after, fact.path.clone())
-                    }
-                    Leaf::Block(nested) => {
-                        let element = base(&nested.block, &fact.path, validators);
-                        let once = one(nested, element.clone());
-                        let other = match (nested.min_items, &once) {
-                            (0, _) => Value::Null,
-                            (_, Value::List(v)) if nested.max_items != 1 => {
-                                Value::List(vec![v[0].clone(), element])
-                            }
-                            _ => return Ok(Some(Skip::FixedBlock)),
-                        };
-                        let mut before = root.clone();
-                        place(&self.block, &mut before, "", &fact.path, once, validators);
-                        let mut after = root.clone();
-                        place(&self.block, &mut after, "", &fact.path, other, validators);
-                        (before, after, fact.path.clone())
-                    }
-                };
-                let created = self.plan(&Value::Null, &before).await;
-                if created.diagnostics.iter().any(is_error) {
-                    return Err(format!(
-                        "the create plan failed: {}",
-                        errors(&created.diagnostics)
-                    ));
-                }
-                let prior = known(self.planned(&created));
-                let response = self.plan(&prior, &after).await;
-                if response.diagnostics.iter().any(is_error) {
-                    return Err(format!(
-                        "the update plan failed: {}",
-                        errors(&response.diagnostics)
-                    ));
-                }
-                let planned = self.planned(&response);
-                let replaced: Vec<String> = response
-                    .requires_replace
-                    .iter()
-                    .filter(|p| changes(&prior, &planned, p))
-                    .map(names)
-                    .collect();
-                // A change inside a set block replaces the set: the engine cannot point into one.
-                let through_set = |path: &String| {
-                    expect.starts_with(&format!("{path}."))
-                        && matches!(locate(&self.block, path), Some(Leaf::Block(b)) if b.nesting == Nesting::Set)
-                };
-                if !replaced.iter().any(|p| *p == expect || through_set(p)) {
-                    return Err(format!("the engine would replace for {replaced:?} only"));
-                }
-                // The same configuration again replaces nothing.
-                let again = self.plan(&prior, &before).await;
-                let planned = self.planned(&again);
-                let spurious: Vec<String> = again
-                    .requires_replace
-                    .iter()
-                    .filter(|p| changes(&prior, &planned, p))
-                    .map(names)
-                    .collect();
-                if !spurious.is_empty() || again.diagnostics.iter().any(is_error) {
-                    return Err(format!(
-                        "an unchanged plan replaces for {spurious:?}: {}",
-                        errors(&again.diagnostics)
-                    ));
-                }
-                Ok(None)
-            }
+            ("force_new", leaf) => self.replaces(fact, leaf, &root, validators).await,
             (kind, _) => Err(format!("a {kind} fact on a block")),
         }
+    }
+
+    /// A refused value is refused at the fact's path; accepted values are not.
+    async fn refuses(
+        &self,
+        fact: &Fact,
+        attribute: &Attribute,
+        root: &Value,
+        validators: &Validators<'_>,
+    ) -> Result<Option<Skip>, String> {
+        let (refused, accepted) = samples::of(&fact.argument).ok_or("no sample values for this validator")?;
+        for value in refused {
+            let mut config = root.clone();
+            place(
+                &self.block,
+                &mut config,
+                "",
+                &fact.path,
+                typed(&attribute.ty, &value),
+                validators,
+            );
+            let got = self.validate(&config).await;
+            let named = got
+                .iter()
+                .any(|d| is_error(d) && d.attribute.as_ref().map(names) == Some(fact.path.clone()));
+            if !named {
+                return Err(format!("{value} was not refused at the path: {}", errors(&got)));
+            }
+        }
+        for value in &accepted {
+            let mut config = root.clone();
+            place(
+                &self.block,
+                &mut config,
+                "",
+                &fact.path,
+                typed(&attribute.ty, value),
+                validators,
+            );
+            let got = self.validate(&config).await;
+            // Constraints between attributes (conflicts, required with) are not the
+            // validator's: they have their own facts.
+            let wrong: Vec<&pb::Diagnostic> = got
+                .iter()
+                .filter(|d| is_error(d) && d.attribute.as_ref().map(names) == Some(fact.path.clone()))
+                .filter(|d| d.summary != "Invalid combination of arguments")
+                .collect();
+            if !wrong.is_empty() {
+                return Err(format!("{value} was refused: {}", errors(&got)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A create leaving the attribute out plans the default.
+    async fn defaults(
+        &self,
+        fact: &Fact,
+        attribute: &Attribute,
+        root: &Value,
+        validators: &Validators<'_>,
+    ) -> Result<Option<Skip>, String> {
+        if attribute.required {
+            return Ok(Some(Skip::Required));
+        }
+        if attribute.computed && !attribute.optional {
+            return Ok(Some(Skip::ComputedOnly));
+        }
+        let mut config = root.clone();
+        place(&self.block, &mut config, "", &fact.path, Value::Null, validators);
+        let response = self.plan(&Value::Null, &config).await;
+        if response.diagnostics.iter().any(is_error) {
+            return Err(format!("the plan failed: {}", errors(&response.diagnostics)));
+        }
+        let planned = self.planned(&response);
+        let want: Json = serde_json::from_str(&fact.argument).map_err(|e| e.to_string())?;
+        let got = at_path(&planned, &fact.path);
+        if *got != typed(&attribute.ty, &want) {
+            return Err(format!("planned {:?}, not the default {want}", got.to_json()));
+        }
+        Ok(None)
+    }
+
+    /// Changing the attribute (a block: its number of elements) replaces the object, as the
+    /// engine keeps `requires_replace`; the same configuration again replaces nothing.
+    async fn replaces(
+        &self,
+        fact: &Fact,
+        leaf: Leaf<'_>,
+        root: &Value,
+        validators: &Validators<'_>,
+    ) -> Result<Option<Skip>, String> {
+        let (before, after) = match leaf {
+            Leaf::Attribute(attribute) if attribute.computed && !attribute.optional => {
+                return Ok(Some(Skip::ComputedOnly));
+            }
+            Leaf::Attribute(attribute) => {
+                let (a, b) = two_values(attribute, validators.get(fact.path.as_str()).copied());
+                let mut before = root.clone();
+                place(&self.block, &mut before, "", &fact.path, a, validators);
+                let mut after = root.clone();
+                place(&self.block, &mut after, "", &fact.path, b, validators);
+                (before, after)
+            }
+            Leaf::Block(nested) => {
+                let element = base(&nested.block, &fact.path, validators);
+                let once = one(nested, element.clone());
+                let other = match (nested.min_items, &once) {
+                    (0, _) => Value::Null,
+                    (_, Value::List(v)) if nested.max_items != 1 => Value::List(vec![v[0].clone(), element]),
+                    _ => return Ok(Some(Skip::FixedBlock)),
+                };
+                let mut before = root.clone();
+                place(&self.block, &mut before, "", &fact.path, once, validators);
+                let mut after = root.clone();
+                place(&self.block, &mut after, "", &fact.path, other, validators);
+                (before, after)
+            }
+        };
+        let created = self.plan(&Value::Null, &before).await;
+        if created.diagnostics.iter().any(is_error) {
+            return Err(format!(
+                "the create plan failed: {}",
+                errors(&created.diagnostics)
+            ));
+        }
+        let prior = known(self.planned(&created));
+        let response = self.plan(&prior, &after).await;
+        if response.diagnostics.iter().any(is_error) {
+            return Err(format!(
+                "the update plan failed: {}",
+                errors(&response.diagnostics)
+            ));
+        }
+        let planned = self.planned(&response);
+        let replaced: Vec<String> = response
+            .requires_replace
+            .iter()
+            .filter(|p| changes(&prior, &planned, p))
+            .map(names)
+            .collect();
+        if !replaced.contains(&fact.path) {
+            return Err(format!("the engine would replace for {replaced:?} only"));
+        }
+        let again = self.plan(&prior, &before).await;
+        let planned = self.planned(&again);
+        let spurious: Vec<String> = again
+            .requires_replace
+            .iter()
+            .filter(|p| changes(&prior, &planned, p))
+            .map(names)
+            .collect();
+        if !spurious.is_empty() || again.diagnostics.iter().any(is_error) {
+            return Err(format!(
+                "an unchanged plan replaces for {spurious:?}: {}",
+                errors(&again.diagnostics)
+            ));
+        }
+        Ok(None)
     }
 }
 
