@@ -121,4 +121,7 @@ fi
 # saying why: acceptance/tests/waits.rs, workload.rs): the summary counts them apart.
 waits="$(grep -cE '^test ([A-Za-z0-9_]+::)*wait_[A-Za-z0-9_]* \.\.\. ok$' "$log" || true)"
 echo "summary: $passed passed ($waits of them waits), $failed failed, $ignored skipped"
+# provider-live/tests/conformance.rs prints its per-type table of hashicorp's facts checked
+# (above, in its binary's output) and these totals.
+grep -E '^conformance (total:|skipped) ' "$log" || true
 exit "$status"
