@@ -455,7 +455,10 @@ fn a_custom_kind_types_values_with_its_definitions_schema() {
     assert_eq!(live["spec"]["enabled"], true, "{live}");
     assert_eq!(live["spec"]["label"], "7", "{live}");
     assert_eq!(live["spec"]["port"], 8080, "{live}");
-    assert_eq!(live["spec"]["extra"]["note"], "1", "free-form fields go as written: {live}");
+    assert_eq!(
+        live["spec"]["extra"]["note"], "1",
+        "free-form fields go as written: {live}"
+    );
 
     let out = work.plan_exit();
     assert_eq!(out.code, 0, "a plan right after apply is not empty:\n{out}");

@@ -77,7 +77,11 @@ impl<'a> Node<'a> {
         for _ in 0..8 {
             let reference = schema.get("$ref").or_else(|| {
                 let all_of = schema.get("allOf")?.as_array()?;
-                if all_of.len() == 1 { all_of[0].get("$ref") } else { None }
+                if all_of.len() == 1 {
+                    all_of[0].get("$ref")
+                } else {
+                    None
+                }
             });
             let Some(target) = reference
                 .and_then(Json::as_str)
@@ -87,10 +91,7 @@ impl<'a> Node<'a> {
             };
             schema = target;
         }
-        Node {
-            schema,
-            definitions,
-        }
+        Node { schema, definitions }
     }
 
     /// `type`, when the node says (int-or-string and free-form nodes do not).
@@ -112,7 +113,10 @@ impl<'a> Node<'a> {
 
     /// The node of every value of a map (`additionalProperties`).
     pub fn values(&self) -> Option<Node<'a>> {
-        let v = self.schema.get("additionalProperties").filter(|v| v.is_object())?;
+        let v = self
+            .schema
+            .get("additionalProperties")
+            .filter(|v| v.is_object())?;
         Some(Node::new(v, self.definitions))
     }
 

@@ -377,18 +377,26 @@ fn by_group(st: &Shared) -> BTreeMap<String, Vec<(String, Vec<CustomType>)>> {
     groups
 }
 
-/// The custom group-versions, each with the `openAPIV3Schema` of each of its kinds, for
-/// `/openapi/v3`.
-pub fn openapi_schemas(st: &Shared) -> Vec<(String, String, Vec<(String, Value)>)> {
+/// A custom group-version with the `openAPIV3Schema` of each of its kinds, for `/openapi/v3`.
+pub struct Published {
+    pub group: String,
+    pub version: String,
+    /// Kind and schema.
+    pub kinds: Vec<(String, Value)>,
+}
+
+/// The custom group-versions the server publishes schemas of.
+pub fn openapi_schemas(st: &Shared) -> Vec<Published> {
     by_group(st)
         .into_iter()
         .flat_map(|(group, versions)| {
-            versions.into_iter().map(move |(version, types)| {
-                let kinds = types
+            versions.into_iter().map(move |(version, types)| Published {
+                group: group.clone(),
+                version,
+                kinds: types
                     .into_iter()
                     .map(|t| (t.rt.kind.to_string(), t.schema))
-                    .collect();
-                (group.clone(), version, kinds)
+                    .collect(),
             })
         })
         .collect()

@@ -12,7 +12,6 @@ use crate::controllers;
 use crate::crd;
 use crate::index::Id;
 use crate::kinds;
-use crate::typed_patch;
 use crate::meta;
 use crate::policies;
 use crate::resources::{self, DeleteAnswer, Deletion, Generation, ResourceType};
@@ -21,6 +20,7 @@ use crate::state::Shared;
 use crate::status::{self, ApiError};
 use crate::store::Store;
 use crate::strategy;
+use crate::typed_patch;
 
 /// One request on a stored resource type.
 pub struct Call<'a> {

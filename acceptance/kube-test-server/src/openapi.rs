@@ -49,10 +49,13 @@ pub fn root(st: &Shared) -> Value {
         let url = format!("/openapi/v3/{p}?hash=kube-test-server");
         paths.insert(p, json!({"serverRelativeURL": url}));
     }
-    for (g, v, kinds) in crd::openapi_schemas(st) {
-        let p = prefix(&g, &v);
+    for published in crd::openapi_schemas(st) {
+        let p = prefix(&published.group, &published.version);
         let mut hasher = DefaultHasher::new();
-        kinds.iter().for_each(|(kind, schema)| (kind, schema.to_string()).hash(&mut hasher));
+        published
+            .kinds
+            .iter()
+            .for_each(|(kind, schema)| (kind, schema.to_string()).hash(&mut hasher));
         let url = format!("/openapi/v3/{p}?hash={:016X}", hasher.finish());
         paths.insert(p, json!({"serverRelativeURL": url}));
     }
@@ -146,8 +149,8 @@ fn custom_schemas(st: &Shared, group: &str, version: &str) -> Map<String, Value>
     let mut out = Map::new();
     let kinds = crd::openapi_schemas(st)
         .into_iter()
-        .find(|(g, v, _)| g == group && v == version)
-        .map(|(_, _, kinds)| kinds)
+        .find(|p| p.group == group && p.version == version)
+        .map(|p| p.kinds)
         .unwrap_or_default();
     // `example.com` -> `com.example`, as the apiserver names the definitions.
     let reversed: Vec<&str> = group.split('.').rev().collect();
@@ -179,7 +182,9 @@ fn add_referenced(out: &mut Map<String, Value>, mut pending: Vec<String>) {
         if !seen.insert(name.clone()) {
             continue;
         }
-        let Some(def) = definitions.get(&name) else { continue };
+        let Some(def) = definitions.get(&name) else {
+            continue;
+        };
         references(def, &mut pending);
         out.entry(name).or_insert_with(|| published(def));
     }

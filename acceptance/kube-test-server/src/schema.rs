@@ -134,7 +134,9 @@ impl Type {
     /// and quantities, which take either).
     pub fn scalar_type(&self) -> Option<&'static str> {
         let ty = self.body().ty.as_deref()?;
-        ["integer", "number", "string", "boolean"].into_iter().find(|s| *s == ty)
+        ["integer", "number", "string", "boolean"]
+            .into_iter()
+            .find(|s| *s == ty)
     }
 
     /// The type of field `name` of a struct, or of any value of a map.

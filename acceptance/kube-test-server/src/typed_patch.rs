@@ -14,9 +14,9 @@ use crate::status::ApiError;
 pub fn scalar_mismatch(expected: &str, value: &Value) -> Option<String> {
     match (expected, value) {
         (_, Value::Null) => None,
-        ("integer" | "number", Value::Number(_)) | ("string", Value::String(_)) | ("boolean", Value::Bool(_)) => {
-            None
-        }
+        ("integer" | "number", Value::Number(_))
+        | ("string", Value::String(_))
+        | ("boolean", Value::Bool(_)) => None,
         ("integer" | "number", v) => Some(format!("expected numeric (int or float), got {}", go_type(v))),
         ("string", v) => Some(format!(
             "expected string, got &value.valueUnstructured{{Value:{}}}",

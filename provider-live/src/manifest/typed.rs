@@ -34,10 +34,13 @@ pub struct Mismatch {
 impl Mismatch {
     /// The error at `manifest.<path>`, for a kind named `what` (`networking.k8s.io/v1 Ingress`).
     pub fn diagnostic(&self, what: &str) -> Diagnostic {
-        let path = self.path.iter().fold(AttributePath::root("manifest"), |p, step| match step {
-            Step::Key(k) => p.attribute(k),
-            Step::Index(i) => p.index(*i as i64),
-        });
+        let path = self
+            .path
+            .iter()
+            .fold(AttributePath::root("manifest"), |p, step| match step {
+                Step::Key(k) => p.attribute(k),
+                Step::Index(i) => p.index(*i as i64),
+            });
         Diagnostic::error(
             "Manifest value does not fit the resource's schema",
             format!(
@@ -54,7 +57,11 @@ impl Mismatch {
 pub fn conform(value: &Json, node: Node) -> Result<Json, Vec<Mismatch>> {
     let mut mismatches = Vec::new();
     let out = conform_at(value, Some(node), &mut Vec::new(), &mut mismatches);
-    if mismatches.is_empty() { Ok(out) } else { Err(mismatches) }
+    if mismatches.is_empty() {
+        Ok(out)
+    } else {
+        Err(mismatches)
+    }
 }
 
 fn conform_at(value: &Json, node: Option<Node>, path: &mut Vec<Step>, out: &mut Vec<Mismatch>) -> Json {
