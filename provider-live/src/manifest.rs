@@ -250,10 +250,10 @@ impl Manifest {
             .map_err(diag)
     }
 
-    /// The schema of a kind the server serves: a CustomResourceDefinition's appears in the
-    /// OpenAPI documents a moment after the kind is served, so a missing one is asked for
-    /// again, up to [`SCHEMA_WAIT`].
-    async fn schema_of_served(
+    /// The schema of the manifest's kind. A CustomResourceDefinition's appears in the OpenAPI
+    /// documents a moment after its kind is served, so for a served kind a missing one is
+    /// asked for again, up to [`SCHEMA_WAIT`].
+    async fn schema_of(
         &self,
         client: &kube::Client,
         identity: &ObjectIdentity,
@@ -261,7 +261,10 @@ impl Manifest {
         let started = std::time::Instant::now();
         loop {
             let schema = self.kind_schema(client, identity).await?;
-            if schema.is_some() || started.elapsed() >= SCHEMA_WAIT {
+            if schema.is_some()
+                || started.elapsed() >= SCHEMA_WAIT
+                || self.target(client, identity).await.is_err()
+            {
                 return Ok(schema);
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
@@ -315,7 +318,7 @@ impl Manifest {
             .target_awaiting(&conn.client, &identity, timeout)
             .await
             .map_err(diag)?;
-        let schema = self.schema_of_served(&conn.client, &identity).await?;
+        let schema = self.schema_of(&conn.client, &identity).await?;
         let manifest = typed_manifest(schema.as_ref(), &identity, &manifest)?;
         let object = target.object_ref();
         let import_id = identity.manifest_import_id();
@@ -714,7 +717,7 @@ impl Resource for Manifest {
         let identity = ObjectIdentity::of_manifest(&desired).map_err(diag)?;
         // Typed as the server will see it (as written without the cluster: apply types it).
         let schema = match conn {
-            Some(conn) => self.kind_schema(&conn.client, &identity).await?,
+            Some(conn) => self.schema_of(&conn.client, &identity).await?,
             None => None,
         };
         let desired = typed_manifest(schema.as_ref(), &identity, &desired)?;
