@@ -3,7 +3,9 @@
 //! provider's `object` holds only markers), while changes still plan and apply; a field
 //! another manager owns stops the apply with that manager's name, the field and
 //! `force_conflicts`, which then takes it over; Ctrl-C ends a `wait` at once, the object kept in
-//! state (tainted).
+//! state (tainted); values go in the types the API's schema gives them, built-in and custom
+//! kinds alike (`port = { number = "80" }` as 80), with an empty plan after, and a value that
+//! reads as no such type is refused at plan, naming its path.
 
 use std::time::{Duration, Instant};
 
@@ -267,4 +269,198 @@ fn ctrl_c_ends_a_wait_at_once_and_keeps_the_object_in_state() {
     assert!(out.flat().contains("1 added, 0 changed, 1 destroyed"), "{out}");
     let out = work.run(&["destroy", "-auto-approve"]);
     assert!(out.success(), "destroy:\n{out}");
+}
+
+/// An Ingress whose backend port is `port`, a Service whose target port is `"8080"` and a
+/// ConfigMap whose `data.replicas` is the number 1, all in `ns`, as configs write them.
+fn typed_manifests(ns: &str, port: &str) -> String {
+    format!(
+        r#"resource "kubernetes_manifest" "ingress" {{
+  manifest = {{
+    apiVersion = "networking.k8s.io/v1"
+    kind       = "Ingress"
+    metadata   = {{ name = "web", namespace = {ns} }}
+    spec = {{
+      rules = [{{
+        http = {{
+          paths = [{{
+            path     = "/"
+            pathType = "Prefix"
+            backend  = {{ service = {{ name = "web", port = {{ number = {port} }} }} }}
+          }}]
+        }}
+      }}]
+    }}
+  }}
+}}
+
+resource "kubernetes_manifest" "service" {{
+  manifest = {{
+    apiVersion = "v1"
+    kind       = "Service"
+    metadata   = {{ name = "web", namespace = {ns} }}
+    spec       = {{ ports = [{{ port = "80", targetPort = "8080" }}] }}
+  }}
+}}
+
+resource "kubernetes_manifest" "settings" {{
+  manifest = {{
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = {{ name = "settings", namespace = {ns} }}
+    data       = {{ replicas = 1, debug = true }}
+  }}
+}}
+"#,
+        ns = quote(ns),
+    )
+}
+
+#[test]
+fn values_are_sent_in_the_types_of_the_api_schema_and_the_next_plan_is_empty() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "mtyp");
+    let ns = ns.name.as_str();
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+
+    // A port that reads as no number is refused at plan, at its path, before any write.
+    work.write(&typed_manifests(ns, "\"eighty\""));
+    let out = work.run(&["plan", "-input=false"]);
+    assert!(!out.success(), "a plan with port \"eighty\" succeeded:\n{out}");
+    let text = out.flat();
+    assert!(
+        text.contains("manifest.spec.rules[0].http.paths[0].backend.service.port.number")
+            && text.contains("an integer")
+            && text.contains("\"eighty\""),
+        "the error does not name the path and the type:\n{out}"
+    );
+    assert!(!text.contains("typed patch"), "{out}");
+
+    // "80" goes as the integer 80, "8080" for an int-or-string port as 8080, the number 1 and
+    // true in a ConfigMap's data as "1" and "true".
+    work.write(&typed_manifests(ns, "\"80\""));
+    work.apply_ok("manifests with values in other types");
+    let ingress = cluster.get_json(&["ingress", "web", "-n", ns]);
+    assert_eq!(
+        ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]["port"]["number"],
+        80
+    );
+    let service = cluster.get_json(&["service", "web", "-n", ns]);
+    assert_eq!(service["spec"]["ports"][0]["port"], 80);
+    assert_eq!(service["spec"]["ports"][0]["targetPort"], 8080);
+    let settings = cluster.get_json(&["configmap", "settings", "-n", ns]);
+    assert_eq!(settings["data"]["replicas"], "1");
+    assert_eq!(settings["data"]["debug"], "true");
+
+    // The state keeps the manifest as written and the object as the server holds it (both
+    // dynamic values, stored with their types).
+    let state = work.state_values("kubernetes_manifest.ingress");
+    let port = |v: &serde_json::Value| {
+        v["value"]["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]["port"]["number"].clone()
+    };
+    assert_eq!(port(&state["manifest"]), "80", "{state}");
+    assert_eq!(port(&state["object"]), 80, "{state}");
+
+    let out = work.plan_exit();
+    assert_eq!(out.code, 0, "a plan right after apply is not empty:\n{out}");
+}
+
+/// A CustomResourceDefinition of group `group`: kind Gizmo with an integer `size`, a boolean
+/// `enabled`, a string `label`, an int-or-string `port` and a free-form `extra`.
+fn typed_crd(group: &str) -> String {
+    format!(
+        r#"resource "kubernetes_manifest" "crd" {{
+  manifest = {{
+    apiVersion = "apiextensions.k8s.io/v1"
+    kind       = "CustomResourceDefinition"
+    metadata   = {{ name = "gizmos.{group}" }}
+    spec = {{
+      group = "{group}"
+      names = {{ plural = "gizmos", singular = "gizmo", kind = "Gizmo", listKind = "GizmoList" }}
+      scope = "Namespaced"
+      versions = [{{
+        name    = "v1"
+        served  = true
+        storage = true
+        schema = {{
+          openAPIV3Schema = {{
+            type = "object"
+            properties = {{
+              spec = {{
+                type = "object"
+                properties = {{
+                  size    = {{ type = "integer" }}
+                  enabled = {{ type = "boolean" }}
+                  label   = {{ type = "string" }}
+                  port    = {{ "x-kubernetes-int-or-string" = true }}
+                  extra   = {{ type = "object", "x-kubernetes-preserve-unknown-fields" = true }}
+                }}
+              }}
+            }}
+          }}
+        }}
+      }}]
+    }}
+  }}
+}}
+"#
+    )
+}
+
+/// A Gizmo `g` in `ns` with `size`, as configs write it.
+fn gizmo(group: &str, ns: &str, size: &str) -> String {
+    format!(
+        r#"resource "kubernetes_manifest" "gizmo" {{
+  manifest = {{
+    apiVersion = "{group}/v1"
+    kind       = "Gizmo"
+    metadata   = {{ name = "g", namespace = {ns} }}
+    spec = {{
+      size    = {size}
+      enabled = "true"
+      label   = 7
+      port    = "8080"
+      extra   = {{ note = "1" }}
+    }}
+  }}
+}}
+"#,
+        ns = quote(ns),
+    )
+}
+
+#[test]
+fn a_custom_kind_types_values_with_its_definitions_schema() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "mcrd");
+    let ns = ns.name.as_str();
+    let group = format!("{}.typed.example.com", unique_name("t"));
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    work.write(&typed_crd(&group));
+    work.apply_ok("the CustomResourceDefinition");
+
+    work.write(&(typed_crd(&group) + &gizmo(&group, ns, "\"three\"")));
+    let out = work.run(&["plan", "-input=false"]);
+    assert!(!out.success(), "a plan with size \"three\" succeeded:\n{out}");
+    assert!(
+        out.flat().contains("manifest.spec.size") && out.flat().contains("an integer"),
+        "the error does not name the path and the type:\n{out}"
+    );
+
+    work.write(&(typed_crd(&group) + &gizmo(&group, ns, "\"3\"")));
+    work.apply_ok("a Gizmo with values in other types");
+    let resource = format!("gizmos.{group}");
+    let live = cluster.get_json(&[&resource, "g", "-n", ns]);
+    assert_eq!(live["spec"]["size"], 3, "{live}");
+    assert_eq!(live["spec"]["enabled"], true, "{live}");
+    assert_eq!(live["spec"]["label"], "7", "{live}");
+    assert_eq!(live["spec"]["port"], 8080, "{live}");
+    assert_eq!(
+        live["spec"]["extra"]["note"], "1",
+        "free-form fields go as written: {live}"
+    );
+
+    let out = work.plan_exit();
+    assert_eq!(out.code, 0, "a plan right after apply is not empty:\n{out}");
+    let _ = cluster.kubectl(&["delete", "customresourcedefinition", &resource, "--wait=false"]);
 }

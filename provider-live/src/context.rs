@@ -1,5 +1,6 @@
 //! What the provider and all its resources share: the connection ConfigureProvider built,
-//! the label/annotation keys to ignore, the read cache and the discovery cache.
+//! the label/annotation keys to ignore, the read cache, the discovery cache and the OpenAPI
+//! schemas `kubernetes_manifest` types its values with.
 
 use std::sync::OnceLock;
 
@@ -9,6 +10,7 @@ use plugin_runtime::{Diagnostic, Value};
 use crate::cache::ReadCache;
 use crate::discovery::Discovery;
 use crate::metadata::Ignore;
+use crate::openapi::OpenApi;
 
 #[derive(Default)]
 pub struct Context {
@@ -16,6 +18,7 @@ pub struct Context {
     ignore: OnceLock<Ignore>,
     pub cache: ReadCache,
     pub discovery: Discovery,
+    pub openapi: OpenApi,
 }
 
 impl Context {

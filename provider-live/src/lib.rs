@@ -29,6 +29,7 @@ pub mod list;
 pub mod manifest;
 pub mod metadata;
 pub mod objects;
+pub mod openapi;
 pub mod ownership;
 pub mod patch;
 pub mod plan;

@@ -11,8 +11,13 @@
 //! the apply until the object is as they say (a field path's value matching a regular
 //! expression, `"*"` for any value; a status condition; a finished rollout), bounded by
 //! `timeouts.create` / `timeouts.update`: dependents then see the object ready.
+//!
+//! Values are sent in the types the API's OpenAPI schema gives their paths (see [`typed`]):
+//! `port = { number = "80" }` goes as the integer 80, and a value that reads as no such type
+//! is refused at plan, naming its path.
 
 mod secret;
+mod typed;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,12 +39,16 @@ use crate::identity::{self, ObjectIdentity};
 use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::list::Listable;
 use crate::objects::{self, Manager, Target};
+use crate::openapi::KindSchema;
 use crate::ownership::Ownership;
 use crate::{metadata, plan, timeouts};
 
 const DEFAULT_FIELD_MANAGER: &str = "Terraform";
 const DEFAULT_COMPUTED_FIELDS: [&str; 2] = ["metadata.annotations", "metadata.labels"];
 const DEFAULT_TIMEOUT: Duration = timeouts::DEFAULT;
+/// How long an apply waits for the API server to publish the schema of a kind it already
+/// serves (a CustomResourceDefinition created a moment ago: about half a second on a real one).
+const SCHEMA_WAIT: Duration = Duration::from_secs(5);
 
 pub struct Manifest {
     ctx: Arc<Context>,
@@ -65,7 +74,7 @@ fn project(live: &Json, shape: &Json) -> Json {
 }
 
 /// One step of a `computed_fields` path (`spec.replicas`, `metadata.annotations["a/b"]`, `x[0]`).
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Step {
     Key(String),
     Index(usize),
@@ -173,6 +182,22 @@ fn manager_of(value: &Value) -> &str {
         .unwrap_or(DEFAULT_FIELD_MANAGER)
 }
 
+/// `manifest` in the types of `schema` (as written without one); Err names every value that
+/// reads as no value of its type.
+fn typed_manifest(
+    schema: Option<&KindSchema>,
+    identity: &ObjectIdentity,
+    manifest: &Json,
+) -> Result<Json, Diagnostics> {
+    let Some(schema) = schema else {
+        return Ok(manifest.clone());
+    };
+    typed::conform(manifest, schema.root()).map_err(|mismatches| {
+        let what = format!("{} {}", identity.api_version, identity.kind);
+        mismatches.iter().map(|m| m.diagnostic(&what)).collect()
+    })
+}
+
 /// The first element of a list block (`Null` when absent).
 fn single<'a>(value: &'a Value, block: &str) -> &'a Value {
     value.get(block).elements().first().unwrap_or(&Value::Null)
@@ -212,6 +237,40 @@ impl Manifest {
         Ok(Self::locate(resolved, identity))
     }
 
+    /// The OpenAPI schema of the manifest's kind (`None` when the server publishes none).
+    async fn kind_schema(
+        &self,
+        client: &kube::Client,
+        identity: &ObjectIdentity,
+    ) -> Result<Option<KindSchema>, Diagnostics> {
+        self.ctx
+            .openapi
+            .kind(client, &identity.api_version, &identity.kind)
+            .await
+            .map_err(diag)
+    }
+
+    /// The schema of the manifest's kind. A CustomResourceDefinition's appears in the OpenAPI
+    /// documents a moment after its kind is served, so for a served kind a missing one is
+    /// asked for again, up to [`SCHEMA_WAIT`].
+    async fn schema_of(
+        &self,
+        client: &kube::Client,
+        identity: &ObjectIdentity,
+    ) -> Result<Option<KindSchema>, Diagnostics> {
+        let started = std::time::Instant::now();
+        loop {
+            let schema = self.kind_schema(client, identity).await?;
+            if schema.is_some()
+                || started.elapsed() >= SCHEMA_WAIT
+                || self.target(client, identity).await.is_err()
+            {
+                return Ok(schema);
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
     fn locate(resolved: Resolved, identity: &ObjectIdentity) -> Target {
         let namespace = match (resolved.namespaced, &identity.namespace) {
             (true, ns) => Some(ns.clone().unwrap_or_else(|| "default".into())),
@@ -224,12 +283,12 @@ impl Manifest {
         }
     }
 
-    /// The state for a live object; fields other managers own never show.
-    fn state_of(&self, live: &Json, prior: &Value) -> Value {
+    /// The state for a live object; fields other managers own never show. `manifest` is the
+    /// prior's manifest in its schema's types.
+    fn state_of(&self, live: &Json, prior: &Value, manifest: &Json) -> Value {
         let live = &Ownership::of(live, manager_of(prior)).without_foreign(live);
-        let manifest = prior.get("manifest").to_json();
         let mut state = prior.clone();
-        state.set("object", object_value(live, &manifest));
+        state.set("object", object_value(live, manifest));
         state.set(
             "estate",
             Value::from(metadata::estate_of(live).map(str::to_string)),
@@ -259,6 +318,8 @@ impl Manifest {
             .target_awaiting(&conn.client, &identity, timeout)
             .await
             .map_err(diag)?;
+        let schema = self.schema_of(&conn.client, &identity).await?;
+        let manifest = typed_manifest(schema.as_ref(), &identity, &manifest)?;
         let object = target.object_ref();
         let import_id = identity.manifest_import_id();
         let check = Check {
@@ -295,7 +356,7 @@ impl Manifest {
             timeout: timeouts::of(planned, "create", DEFAULT_TIMEOUT),
         };
         let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
-        let state = plan::settle(planned, &self.state_of(&applied, planned));
+        let state = plan::settle(planned, &self.state_of(&applied, planned, &manifest));
         if let Some(wait) = Wait::of_resource(planned) {
             let done = |live: Option<&Json>| live.is_some_and(|o| wait.satisfied(o));
             if let Err(e) =
@@ -654,15 +715,24 @@ impl Resource for Manifest {
         }
         let desired = manifest.to_json();
         let identity = ObjectIdentity::of_manifest(&desired).map_err(diag)?;
+        // Typed as the server will see it (as written without the cluster: apply types it).
+        let schema = match conn {
+            Some(conn) => self.schema_of(&conn.client, &identity).await?,
+            None => None,
+        };
+        let desired = typed_manifest(schema.as_ref(), &identity, &desired)?;
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
         if let Some(prior) = prior {
-            let before = ObjectIdentity::of_manifest(&prior.get("manifest").to_json()).ok();
+            let before_manifest = prior.get("manifest").to_json();
+            let before = ObjectIdentity::of_manifest(&before_manifest).ok();
             if before.as_ref() != Some(&identity) {
                 response.requires_replace = vec![AttributePath::root("manifest")];
             }
+            let before_manifest =
+                typed_manifest(schema.as_ref(), &identity, &before_manifest).unwrap_or(before_manifest);
             if !matches(
                 &prior.get("object").to_json(),
-                &secret::expected(&desired, &prior.get("manifest").to_json()),
+                &secret::expected(&desired, &before_manifest),
                 &computed_fields(&planned),
             ) {
                 planned.set("object", Value::unknown());
@@ -735,10 +805,18 @@ impl Resource for Manifest {
             return Ok(deferred.unrefreshed(req));
         }
         let conn = self.ctx.connection().map_err(diag)?;
+        let manifest = req.current_state.get("manifest").to_json();
+        let mut typed = manifest.clone();
         // A state whose manifest names no object stays as it is.
-        let target = match ObjectIdentity::of_manifest(&req.current_state.get("manifest").to_json()) {
+        let target = match ObjectIdentity::of_manifest(&manifest) {
             Ok(identity) => match self.target(&conn.client, &identity).await {
-                Ok(target) => Some(target),
+                Ok(target) => {
+                    let schema = self.kind_schema(&conn.client, &identity).await?;
+                    if let Ok(t) = typed_manifest(schema.as_ref(), &identity, &manifest) {
+                        typed = t;
+                    }
+                    Some(target)
+                }
                 // No kind, no object: the CustomResourceDefinition was deleted, and its
                 // objects with it.
                 Err(DiscoveryError::Unknown { .. }) => {
@@ -753,7 +831,7 @@ impl Resource for Manifest {
         };
         let manager = manager_of(&req.current_state).to_string();
         lifecycle::refresh(&self.ctx, conn, target.as_ref(), &manager, req, |o, prior| {
-            self.state_of(o, prior)
+            self.state_of(o, prior, &typed)
         })
         .await
     }

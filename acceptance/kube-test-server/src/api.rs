@@ -403,13 +403,13 @@ async fn dispatch(st: &Shared, ctx: &Ctx, route: Route) -> Result<Reply, ApiErro
 
 fn non_resource(st: &Shared, path: &str) -> Reply {
     if let Some(gv) = path.strip_prefix("/openapi/v3/") {
-        return openapi::group_version(gv)
+        return openapi::group_version(st, gv)
             .map(|d| Reply::json(200, d))
             .unwrap_or_else(Reply::page_not_found);
     }
     match path.trim_end_matches('/') {
         "/version" => Reply::json(200, discovery::version()),
-        "/openapi/v3" => Reply::json(200, openapi::root()),
+        "/openapi/v3" => Reply::json(200, openapi::root(st)),
         "/healthz" | "/livez" | "/readyz" => Reply::text(200, "ok"),
         "/metrics" => {
             let mut reply = Reply::text(200, &st.telemetry.metrics());

@@ -152,21 +152,15 @@ impl CustomType {
     /// Server-side apply first makes a typed object of the configuration: a field the schema
     /// does not declare, or a mistyped value, fails the request (500, as on the real server).
     pub fn check_apply(&self, config: &Value) -> Result<(), ApiError> {
-        let Some(error) = structural::typed_patch_error(self.node(), config) else {
-            return Ok(());
-        };
-        let meta = &config["metadata"];
-        let message = format!(
-            "failed to create typed patch object ({}/{}; {}, Kind={}): {error}",
-            meta["namespace"].as_str().unwrap_or(""),
-            meta["name"].as_str().unwrap_or(""),
-            self.rt.api_version(&self.version),
-            self.rt.kind
-        );
-        let mut body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": message});
-        body["code"] = json!(500);
-        Err(ApiError { code: 500, body })
+        match structural::typed_patch_error(self.node(), config) {
+            Some(error) => Err(crate::typed_patch::failure(
+                config,
+                &self.rt.api_version(&self.version),
+                self.rt.kind,
+                &[error],
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Refuses a create of object `name` while the definition is being deleted.
@@ -381,6 +375,31 @@ fn by_group(st: &Shared) -> BTreeMap<String, Vec<(String, Vec<CustomType>)>> {
         versions.sort_by(|(a, _), (b, _)| version_order(a, b));
     }
     groups
+}
+
+/// A custom group-version with the `openAPIV3Schema` of each of its kinds, for `/openapi/v3`.
+pub struct Published {
+    pub group: String,
+    pub version: String,
+    /// Kind and schema.
+    pub kinds: Vec<(String, Value)>,
+}
+
+/// The custom group-versions the server publishes schemas of.
+pub fn openapi_schemas(st: &Shared) -> Vec<Published> {
+    by_group(st)
+        .into_iter()
+        .flat_map(|(group, versions)| {
+            versions.into_iter().map(move |(version, types)| Published {
+                group: group.clone(),
+                version,
+                kinds: types
+                    .into_iter()
+                    .map(|t| (t.rt.kind.to_string(), t.schema))
+                    .collect(),
+            })
+        })
+        .collect()
 }
 
 fn api_group(name: &str, versions: &[(String, Vec<CustomType>)]) -> Value {

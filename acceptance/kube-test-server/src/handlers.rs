@@ -20,6 +20,7 @@ use crate::state::Shared;
 use crate::status::{self, ApiError};
 use crate::store::Store;
 use crate::strategy;
+use crate::typed_patch;
 
 /// One request on a stored resource type.
 pub struct Call<'a> {
@@ -391,11 +392,19 @@ impl<'a> Call<'a> {
         }
     }
 
-    /// An apply body; for a custom kind, one server-side apply can type with its schema.
+    /// An apply body that server-side apply can type with the kind's schema.
     fn apply_config(&self) -> Result<Value, ApiError> {
         let config = parse_yaml_body(self.ctx)?;
         if let Some(c) = &self.custom {
             c.check_apply(&config)?;
+        } else {
+            let api_version = self.rt.api_version(&self.version);
+            if let Some(t) = crate::schema::of(&api_version, self.rt.kind) {
+                let errors = typed_patch::errors(t, &config);
+                if !errors.is_empty() {
+                    return Err(typed_patch::failure(&config, &api_version, self.rt.kind, &errors));
+                }
+            }
         }
         Ok(config)
     }

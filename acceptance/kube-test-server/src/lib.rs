@@ -66,6 +66,7 @@ pub mod table;
 pub mod telemetry;
 pub mod testing;
 pub mod tls;
+pub mod typed_patch;
 pub mod watch;
 pub mod workloads;
 

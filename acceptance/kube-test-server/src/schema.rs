@@ -66,6 +66,13 @@ fn extract() -> &'static Extract {
     PARSED.get_or_init(|| serde_json::from_str(EXTRACT).expect("the embedded schema extract is valid"))
 }
 
+/// The extract as plain JSON (`kinds`, `definitions`), for the OpenAPI documents the server
+/// publishes.
+pub fn raw() -> &'static Value {
+    static RAW: OnceLock<Value> = OnceLock::new();
+    RAW.get_or_init(|| serde_json::from_str(EXTRACT).expect("the embedded schema extract is valid"))
+}
+
 /// How server-side apply treats a list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListType {
@@ -121,6 +128,15 @@ impl Type {
     fn is_free_form(&self) -> bool {
         let b = self.body();
         b.ty.as_deref() == Some("object") && b.properties.is_empty() && b.additional_properties.is_none()
+    }
+
+    /// `integer`, `number`, `string` or `boolean` for a scalar field (not for int-or-string
+    /// and quantities, which take either).
+    pub fn scalar_type(&self) -> Option<&'static str> {
+        let ty = self.body().ty.as_deref()?;
+        ["integer", "number", "string", "boolean"]
+            .into_iter()
+            .find(|s| *s == ty)
     }
 
     /// The type of field `name` of a struct, or of any value of a map.

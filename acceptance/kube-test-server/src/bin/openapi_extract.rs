@@ -129,7 +129,9 @@ fn strip(def: &str, node: &Value) -> Value {
         out.insert("$ref".into(), short_ref(r));
     }
     for (key, value) in map {
-        if !KEPT.contains(&key.as_str()) {
+        // `format` only where it changes the type: an int-or-string field takes either.
+        let int_or_string = key == "format" && value == "int-or-string";
+        if !KEPT.contains(&key.as_str()) && !int_or_string {
             continue;
         }
         let value = match key.as_str() {

@@ -277,10 +277,12 @@ fn typed_at(schema: Node, value: &Value, path: &str, root: bool) -> Option<Strin
     }
     if !type_fits(schema, value) {
         let expected = match schema.ty() {
+            Some(scalar @ ("integer" | "number" | "string" | "boolean")) => {
+                let e = crate::typed_patch::scalar_mismatch(scalar, value)?;
+                return Some(format!("{path}: {e}"));
+            }
             Some("object") => "map",
             Some("array") => "list",
-            Some("integer" | "number") => "numeric (int or float)",
-            Some("boolean") => "boolean",
             Some(other) => other,
             None => return None,
         };
