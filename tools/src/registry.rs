@@ -7,6 +7,7 @@
 
 pub mod openpgp;
 pub mod protocol;
+pub mod tls;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -17,13 +18,13 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use kube_test_server::tls::{CaMaterial, TlsError};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::sync::oneshot;
 
-use crate::mirror::{HOST, NAMESPACE};
 use protocol::{Answer, Catalog, MIRROR_PATH, PROVIDERS_PATH};
+use provider_mirror::{HOST, NAMESPACE};
+use tls::{OwnCa, TlsError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
@@ -117,8 +118,8 @@ impl Registry {
         let addr = listener.local_addr().map_err(bind_err)?;
         let (config, ca_pem) = match &options.tls {
             Tls::OwnCa => {
-                let ca = CaMaterial::generate()?;
-                (kube_test_server::tls::server_config(&ca)?, Some(ca.cert_pem))
+                let ca = OwnCa::generate()?;
+                (server_config(ca.chain, ca.key)?, Some(ca.ca_pem))
             }
             Tls::Files { cert, key } => (from_files(cert, key)?, None),
         };
@@ -216,11 +217,20 @@ fn from_files(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig>, Regi
         .collect::<Result<Vec<_>, _>>()
         .map_err(pem_err(cert))?;
     let key = PrivateKeyDer::from_pem_file(key).map_err(pem_err(key))?;
+    server_config(chain, key)
+}
+
+/// Serves `chain` with `key`, HTTP/2 or HTTP/1.1 as the client offers.
+fn server_config(
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> Result<Arc<rustls::ServerConfig>, RegistryError> {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .with_no_client_auth()
         .with_single_cert(chain, key)?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
 

@@ -74,7 +74,7 @@ fn measure(
         gets: counted.get("GET", "secrets"),
         lists: counted.get("LIST", "secrets"),
         requests: counted.by_verb().values().sum(),
-        wall_s: acceptance::bench::median(&walls),
+        wall_s: estate_tools::bench::median(&walls),
     })
 }
 
@@ -129,9 +129,9 @@ fn run(cluster: &Cluster, n: usize) -> Result<Vec<Measured>, String> {
 }
 
 fn main() {
-    let sizes = acceptance::bench::sizes("bench_records", &DEFAULT_SIZES);
+    let sizes = estate_tools::bench::sizes("bench_records", &DEFAULT_SIZES);
     let cluster = Cluster::start();
-    let (rows, failures) = acceptance::bench::each_size(&sizes, |n| run(&cluster, n));
+    let (rows, failures) = estate_tools::bench::each_size(&sizes, |n| run(&cluster, n));
     println!(
         "{:>5} | {:>11} | {:>12} | {:>8} | {:>6}",
         "names", "GET secrets", "LIST secrets", "requests", "wall s (median of 5 plans)"
@@ -143,5 +143,5 @@ fn main() {
             m.names, m.gets, m.lists, m.requests, m.wall_s
         );
     }
-    acceptance::bench::exit_on_failures(&failures);
+    estate_tools::bench::exit_on_failures(&failures);
 }

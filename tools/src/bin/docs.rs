@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 
-use acceptance::{docs, paths};
+use estate_tools::docs;
+use provider_mirror::paths;
 
 fn main() -> ExitCode {
     let check = std::env::args().skip(1).any(|a| a == "--check");

@@ -1,4 +1,4 @@
-//! `make release`: the signed registry artifacts of both providers (see `acceptance::release`).
+//! `make release`: the signed registry artifacts of both providers (see `estate_tools::release`).
 //!
 //! ```text
 //! release [--out DIR] [--signing-key FILE] [--binary TYPE:OS_ARCH:PATH]...
@@ -11,8 +11,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use acceptance::paths;
-use acceptance::release::{self, Binary};
+use estate_tools::release::{self, Binary};
+use provider_mirror::paths;
 
 struct Args {
     out: PathBuf,

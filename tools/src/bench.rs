@@ -68,7 +68,7 @@ pub fn verbs(by_verb: &std::collections::BTreeMap<String, u64>) -> String {
 /// Creates ConfigMaps `c-0` .. `c-<n-1>` (data `index`, as the benchmarks' configurations
 /// write them) carrying `labels` in namespace `ns`, with one kubectl call.
 pub fn create_config_maps(
-    cluster: &crate::Cluster,
+    cluster: &acceptance::Cluster,
     ns: &str,
     n: usize,
     labels: &[(&str, &str)],

@@ -4,7 +4,7 @@
 //! (the binary inside named `terraform-provider-<type>_v<version>`), `..._manifest.json`,
 //! `..._SHA256SUMS` over both and its detached signature `..._SHA256SUMS.sig`; beside them the
 //! signing key's public half, [`PUBLIC_KEY_FILE`]. The zip layout is the filesystem mirror's
-//! ([`crate::mirror`]), so both install the same bytes.
+//! ([`provider_mirror`]), so both install the same bytes.
 
 pub mod signing;
 
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::mirror::{self, MirrorError, VERSION};
+use provider_mirror::{self as mirror, MirrorError, VERSION};
 use signing::{Signer, SigningError};
 
 /// The ASCII-armored public key that verifies the signatures.
@@ -56,7 +56,7 @@ impl Binary {
     /// The release binaries cargo built for this machine: `target/release/terraform-provider-<type>`.
     pub fn local() -> Result<Vec<Binary>, ReleaseError> {
         let platform = mirror::platform()?;
-        let release = crate::paths::target_dir().join("release");
+        let release = mirror::paths::target_dir().join("release");
         let binaries = mirror::PROVIDER_TYPES.iter().map(|type_name| Binary {
             type_name: type_name.to_string(),
             platform: platform.clone(),

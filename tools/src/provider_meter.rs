@@ -23,7 +23,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::Engine;
+use acceptance::Engine;
 
 /// Set in the engine's environment: the real provider binary the meter starts.
 pub const REAL_ENV: &str = "PROVIDER_METER_REAL";
@@ -73,7 +73,11 @@ impl ProviderMeter {
         let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
         let stand_in = dir.path().join(format!("terraform-provider-{type_name}"));
         symlink(&me, &stand_in).map_err(|e| format!("{}: {e}", stand_in.display()))?;
-        let source = format!("{}/{}/{type_name}", crate::mirror::HOST, crate::mirror::NAMESPACE);
+        let source = format!(
+            "{}/{}/{type_name}",
+            provider_mirror::HOST,
+            provider_mirror::NAMESPACE
+        );
         let config = format!(
             "provider_installation {{\n  dev_overrides {{\n    \"{source}\" = \"{}\"\n  }}\n  direct {{}}\n}}\n",
             dir.path().display()

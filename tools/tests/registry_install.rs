@@ -16,9 +16,9 @@ use std::time::Instant;
 
 use acceptance::hcl::{quote, unique_name};
 use acceptance::mirror::{self, VERSION};
-use acceptance::registry::{Options, Protocol, Registry, openpgp};
-use acceptance::release::{self, signing};
 use acceptance::{Cluster, Engine, EngineOutput, paths};
+use estate_tools::registry::{Options, Protocol, Registry, openpgp};
+use estate_tools::release::{self, signing};
 
 /// The artifacts of one `make release` run, shared by this process's tests.
 struct Released {

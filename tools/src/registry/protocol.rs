@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::openpgp;
-use crate::mirror;
 use crate::release;
+use provider_mirror as mirror;
 
 /// Where the registry serves the protocols, relative to its base URL.
 pub const PROVIDERS_PATH: &str = "/v1/providers/";

@@ -5,7 +5,7 @@
 
 use plugin_runtime::{Block, Provider, Schema, Signature};
 
-use crate::mirror::NAMESPACE;
+use provider_mirror::NAMESPACE;
 
 /// One provider: its provider block and the types it serves.
 pub struct ProviderDoc {
@@ -124,7 +124,7 @@ impl ProviderDoc {
     }
 }
 
-/// Both providers, in the order of [`crate::mirror::PROVIDER_TYPES`].
+/// Both providers, in the order of [`provider_mirror::PROVIDER_TYPES`].
 pub fn providers() -> Vec<ProviderDoc> {
     vec![
         describe("live", &provider_live::LiveProvider::default()),

@@ -12,7 +12,7 @@
 //!
 //! For the live runs it also prints the API requests by verb (from the API server's `/metrics`,
 //! on either server) and what the provider processes themselves spent, CPU time (user + system)
-//! and peak RSS, per phase and per object, measured by [`acceptance::provider_meter`], and the
+//! and peak RSS, per phase and per object, measured by [`estate_tools::provider_meter`], and the
 //! engine's own CPU time beside the floor's (its children's rusage less the providers'). Then it
 //! measures the plan of the reference estates in `examples/` (network, then app).
 //!
@@ -35,12 +35,12 @@ use std::fs;
 use std::path::Path;
 use std::time::Instant;
 
-use acceptance::bench::{self, median, step, verbs};
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
-use acceptance::provider_meter::{self, PhaseUsage, ProviderMeter};
 use acceptance::requests::RequestCounts;
 use acceptance::scenario::ESTATE_LABEL;
 use acceptance::{Cluster, Engine, paths, scenario};
+use estate_tools::bench::{self, median, step, verbs};
+use estate_tools::provider_meter::{self, PhaseUsage, ProviderMeter};
 
 const DEFAULT_SIZES: [usize; 2] = [100, 1000];
 
@@ -128,7 +128,7 @@ fn plugin_body(n: usize) -> String {
     format!(
         "terraform {{\n  required_providers {{\n    echo = {{\n      source = \"{}/echo\"\n    }}\n  }}\n}}\n\n\
          resource \"echo_message\" \"c\" {{\n  count = {n}\n  input = \"c-${{count.index}}\"\n}}\n",
-        acceptance::mirror::NAMESPACE
+        provider_mirror::NAMESPACE
     )
 }
 
@@ -424,7 +424,7 @@ fn print_rows(rows: &[Row]) {
 
 fn main() {
     provider_meter::run_if_provider();
-    let sizes = acceptance::bench::sizes("bench_plan", &DEFAULT_SIZES);
+    let sizes = estate_tools::bench::sizes("bench_plan", &DEFAULT_SIZES);
     let start = Instant::now();
     let cluster = Cluster::start();
     step(start, "building and packing the providers, init");
@@ -446,7 +446,7 @@ fn main() {
         plugin: &plugin,
         start,
     };
-    let (rows, mut failures) = acceptance::bench::each_size(&sizes, |n| {
+    let (rows, mut failures) = estate_tools::bench::each_size(&sizes, |n| {
         let measured = bench
             .config_maps(&live, n)
             .map_err(|e| format!("{n} ConfigMaps: {e}"));
@@ -497,5 +497,5 @@ fn main() {
             verbs(&by_verb)
         );
     }
-    acceptance::bench::exit_on_failures(&failures);
+    estate_tools::bench::exit_on_failures(&failures);
 }

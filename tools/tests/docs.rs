@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use acceptance::docs::{self, catalog};
 use acceptance::{Engine, paths};
+use estate_tools::docs::{self, catalog};
 
 #[test]
 fn docs_are_what_make_docs_generates() {

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use super::DocsError;
 use super::catalog::{FUNCTION_EXAMPLE, FUNCTIONS_FOLDER, FunctionDoc, Kind, ProviderDoc, TypeDoc};
 use super::reference::{self, Owner, one_line};
-use crate::mirror::VERSION;
 use plugin_runtime::Parameter;
+use provider_mirror::VERSION;
 
 /// Where the hand-written parts live, relative to the workspace root.
 pub const INDEX_TEMPLATE: &str = "templates/index.md.tmpl";
