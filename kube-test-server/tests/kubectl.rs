@@ -13,7 +13,7 @@ use serde_json::Value;
 
 /// `.tools/bin/kubectl` of the workspace when `make setup` installed it, else `kubectl`.
 fn kubectl() -> PathBuf {
-    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/bin/kubectl");
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/bin/kubectl");
     if local.exists() {
         local
     } else {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run -p kube-test-server --bin openapi_extract -- \
-//!     reference/openapi/*.json > acceptance/kube-test-server/src/schema/openapi.json
+//!     reference/openapi/*.json > kube-test-server/src/schema/openapi.json
 //! ```
 //!
 //! (`reference/openapi/` holds a v1.36 apiserver's documents, refreshed by `make openapi`.)

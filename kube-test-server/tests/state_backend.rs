@@ -14,7 +14,7 @@ fn engine() -> String {
     match std::env::var("TF") {
         Ok(tf) if !tf.is_empty() => tf,
         _ => {
-            let tools = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.tools/bin/terraform");
+            let tools = concat!(env!("CARGO_MANIFEST_DIR"), "/../.tools/bin/terraform");
             if Path::new(tools).exists() {
                 tools.into()
             } else {

@@ -622,7 +622,7 @@ pub(crate) mod golden {
 
     /// Parses one transcript file.
     pub(crate) fn golden(file: &str) -> Value {
-        let path = format!("{}/../kube-golden/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/../acceptance/kube-golden/{file}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         serde_json::from_str(&text).unwrap()
     }

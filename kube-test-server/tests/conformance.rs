@@ -15,7 +15,7 @@ use kube_test_server::client::{Client, ClientResponse};
 use kube_test_server::{Controllers, Options, TestServer};
 use serde_json::{Map, Value, json};
 
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../kube-golden");
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../acceptance/kube-golden");
 /// This crate's own recordings from the same v1.36 apiserver build as kube-golden's 18-23, in
 /// the same format: updates, subresources, deletion and validation of the kinds issue 10 added.
 const OWN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/transcripts");
