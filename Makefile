@@ -70,7 +70,7 @@ break-check: setup build
 # The value codec and the configuration validators against 1,000,000 generated and mutated
 # inputs (msgpack, JSON, typed values, timeouts strings); `make test` runs a 20,000 slice.
 fuzz:
-	$(CARGO) run --release -p acceptance --bin fuzz
+	$(CARGO) run --release -p estate-tools --bin fuzz
 
 fmt:
 	$(CARGO) fmt --all
@@ -93,13 +93,13 @@ clean:
 RELEASE_DIR ?= dist/release
 release:
 	$(CARGO) build-all
-	$(CARGO) run --release --quiet -p acceptance --bin release -- --out "$(RELEASE_DIR)"
+	$(CARGO) run --release --quiet -p estate-tools --bin release -- --out "$(RELEASE_DIR)"
 
 # Serves $(RELEASE_DIR) as a provider registry and network mirror over HTTPS (its own CA) on
 # 127.0.0.1:8443, and prints the CLI configuration to use it. Run `make release` first.
 registry:
-	$(CARGO) run --release --quiet -p acceptance --bin registry -- --dir "$(RELEASE_DIR)"
+	$(CARGO) run --release --quiet -p estate-tools --bin registry -- --dir "$(RELEASE_DIR)"
 
 # docs/ (registry layout) regenerated from the providers' schemas, templates/ and examples/.
 docs:
-	$(CARGO) run --release --quiet -p acceptance --bin docs
+	$(CARGO) run --release --quiet -p estate-tools --bin docs

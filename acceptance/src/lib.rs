@@ -2,22 +2,16 @@
 //! run against (a real one from `KUBECONFIG`, else the in-memory test server), and the provider
 //! mirror the engine installs the providers from.
 
-pub mod bench;
 pub mod build;
 pub mod cluster;
-pub mod docs;
 pub mod engine;
 pub mod fault_proxy;
 pub mod flaky;
-pub mod fuzz;
 pub mod hcl;
 pub mod mirror;
 pub mod paths;
 pub mod plugin_process;
-pub mod provider_meter;
 pub mod records_fixtures;
-pub mod registry;
-pub mod release;
 pub mod requests;
 pub mod scenario;
 

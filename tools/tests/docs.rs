@@ -1,0 +1,174 @@
+//! The registry documentation: `docs/` is what `make docs` generates from the current schemas
+//! (stale pages fail here), every attribute, function and parameter has a description, there is
+//! one page per resource, data source and ephemeral resource type and per function, and every
+//! hand-written example passes the engine's `validate`.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use acceptance::{Engine, paths};
+use estate_tools::docs::{self, catalog};
+
+#[test]
+fn docs_are_what_make_docs_generates() {
+    let root = paths::workspace_root();
+    let pages = docs::generate(&root).unwrap_or_else(|e| panic!("{e}"));
+    let stale = docs::stale(&root.join("docs"), &pages).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        stale.is_empty(),
+        "stale documentation pages {stale:?}: run `make docs` and commit the result"
+    );
+}
+
+#[test]
+fn every_attribute_and_block_has_a_description() {
+    let missing = catalog::undescribed(&catalog::providers());
+    assert!(
+        missing.is_empty(),
+        "{} without a description:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn one_page_per_type_and_function() {
+    let docs_dir = paths::workspace_root().join("docs");
+    let pages = |folder: &str| -> BTreeSet<String> {
+        fs::read_dir(docs_dir.join(folder))
+            .unwrap_or_else(|e| panic!("docs/{folder}: {e}"))
+            .map(|entry| {
+                entry
+                    .expect("a directory entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect()
+    };
+    let providers = catalog::providers();
+    let expected = |kind: catalog::Kind| -> BTreeSet<String> {
+        let types = providers.iter().flat_map(|p| p.of_kind(kind));
+        types.map(|t| format!("{}.md", t.type_name)).collect()
+    };
+    for kind in catalog::Kind::ALL {
+        assert_eq!(pages(kind.folder()), expected(kind), "docs/{}", kind.folder());
+    }
+    let functions: BTreeSet<String> = (providers.iter().flat_map(|p| &p.functions))
+        .map(|f| format!("{}.md", f.name))
+        .collect();
+    assert!(!functions.is_empty(), "choudoufu/live serves functions");
+    assert_eq!(pages(catalog::FUNCTIONS_FOLDER), functions);
+    for name in &functions {
+        let page =
+            fs::read_to_string(docs_dir.join(catalog::FUNCTIONS_FOLDER).join(name)).expect("a function page");
+        for section in [
+            "## Example Usage",
+            "## Signature",
+            "## Arguments",
+            "## Return Type",
+        ] {
+            assert!(page.contains(section), "function {name} has no {section:?}");
+        }
+    }
+    for name in &expected(catalog::Kind::Resource) {
+        let page = fs::read_to_string(docs_dir.join("resources").join(name)).expect("a resource page");
+        for section in [
+            "## Example Usage",
+            "## Argument Reference",
+            "## Attribute Reference",
+            "## Import",
+        ] {
+            assert!(page.contains(section), "{name} has no {section:?}");
+        }
+    }
+}
+
+/// Every example, as a module of one configuration whose provider blocks the index shows.
+#[test]
+fn every_example_passes_validate() {
+    let root = paths::workspace_root();
+    let dir = tempfile::tempdir().expect("a working directory");
+    let mut main = String::from(
+        "provider \"kubernetes\" {\n  estate = \"example\"\n}\n\nprovider \"records\" {\n  estate = \"example\"\n}\n",
+    );
+    let mut count = 0;
+    // List resources' examples are query files: `every_list_example_passes_validate_query`.
+    let folders = (catalog::Kind::ALL.into_iter())
+        .filter(|k| *k != catalog::Kind::ListResource)
+        .map(catalog::Kind::folder);
+    for kind_folder in folders.chain([catalog::FUNCTIONS_FOLDER]) {
+        let folder = root.join(docs::EXAMPLES).join(kind_folder);
+        for entry in fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())) {
+            let example = entry.expect("a directory entry").path();
+            // A resource and a data source may share a type name: the module names the kind too.
+            let name = format!(
+                "{}_{}",
+                kind_folder.replace('-', "_"),
+                example.file_name().expect("a folder name").to_string_lossy()
+            );
+            let module = dir.path().join(&name);
+            let variables = copy_tf_files(&example, &module);
+            fs::write(module.join("versions.tf"), REQUIRED_PROVIDERS).expect("write versions.tf");
+            main.push_str(&format!("\nmodule \"{name}\" {{\n  source = \"./{name}\"\n"));
+            // An example's input variables (strings, in the examples) get a value.
+            for variable in variables {
+                main.push_str(&format!("  {variable} = \"example\"\n"));
+            }
+            main.push_str("}\n");
+            count += 1;
+        }
+    }
+    assert!(count >= 11, "only {count} examples");
+    init_and_validate(dir.path(), &main, &["validate"]);
+}
+
+/// Every list resource's example as its page shows it, in one root module's query files.
+#[test]
+fn every_list_example_passes_validate_query() {
+    let root = paths::workspace_root();
+    let dir = tempfile::tempdir().expect("a working directory");
+    let mut count = 0;
+    for provider in catalog::providers() {
+        for doc in provider.of_kind(catalog::Kind::ListResource) {
+            let example = docs::list_example(&root, &provider, doc)
+                .unwrap_or_else(|e| panic!("{}: {e}", doc.type_name));
+            let file = dir.path().join(format!("{}.tfquery.hcl", doc.type_name));
+            fs::write(&file, example).expect("write a query file");
+            count += 1;
+        }
+    }
+    assert!(count >= 70, "only {count} list resources");
+    let main = "provider \"kubernetes\" {\n  estate = \"example\"\n}\n";
+    init_and_validate(dir.path(), main, &["validate", "-query"]);
+}
+
+/// Writes `main` after the required providers as the root module in `dir`, then `init` and
+/// `validate` (with `args`) must pass.
+fn init_and_validate(dir: &Path, main: &str, validate: &[&str]) {
+    fs::write(dir.join("main.tf"), format!("{REQUIRED_PROVIDERS}\n{main}")).expect("write main.tf");
+    let engine = Engine::new(dir);
+    let init = engine.init();
+    assert!(init.success(), "init failed:\n{init}");
+    let validate = engine.run(validate);
+    assert!(validate.success(), "an example does not validate:\n{validate}");
+}
+
+const REQUIRED_PROVIDERS: &str = "terraform {\n  required_providers {\n    kubernetes = { source = \"choudoufu/live\" }\n    records    = { source = \"choudoufu/records\" }\n  }\n}\n";
+
+/// Copies the `.tf` files of an example and returns the input variables they declare.
+fn copy_tf_files(from: &Path, to: &Path) -> Vec<String> {
+    let declaration = regex::Regex::new(r#"(?m)^variable "([a-z_0-9]+)""#).expect("a valid pattern");
+    let mut variables = Vec::new();
+    fs::create_dir_all(to).expect("create the module folder");
+    for entry in fs::read_dir(from).expect("read the example folder") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_some_and(|e| e == "tf") {
+            let text = fs::read_to_string(&path).expect("read an example");
+            variables.extend(declaration.captures_iter(&text).map(|c| c[1].to_string()));
+            fs::write(to.join(path.file_name().expect("a file name")), text).expect("copy an example");
+        }
+    }
+    variables
+}
