@@ -12,6 +12,7 @@ pub mod flaky;
 pub mod fuzz;
 pub mod hcl;
 pub mod mirror;
+pub mod objects;
 pub mod paths;
 pub mod plugin_process;
 pub mod provider_meter;

@@ -1,0 +1,20 @@
+resource "kubernetes_daemon_set_v1" "min" {
+  metadata {
+    name = "min-ds-${var.suffix}"
+  }
+  spec {
+    template {
+      metadata {
+        labels = {
+          app = "min-ds-${var.suffix}"
+        }
+      }
+      spec {
+        container {
+          name  = "main"
+          image = "nginx"
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,6 @@
+resource "kubernetes_ingress_class_v1" "min" {
+  metadata {
+    name = "min-ic-${var.suffix}"
+  }
+  spec {}
+}
