@@ -1,9 +1,13 @@
 resource "kubernetes_certificate_signing_request" "min" {
   metadata {
-    name = "min-csr-${var.suffix}"
+    name = "min-csrl-${var.suffix}"
   }
   spec {
-    request = <<-EOT
+    # certificates/v1 (v1beta1 is gone) requires a signer, and it refuses a client
+    # certificate request without "client auth".
+    signer_name = "kubernetes.io/kube-apiserver-client"
+    usages      = ["client auth"]
+    request     = <<-EOT
     -----BEGIN CERTIFICATE REQUEST-----
     MIHSMHoCAQAwGDEWMBQGA1UEAwwNY29ycHVzLWxlZ2FjeTBZMBMGByqGSM49AgEG
     CCqGSM49AwEHA0IABIADE9PcCJz4ifCPd8ciNMKlX8hv/yChM6HkptR/56jX3WFk

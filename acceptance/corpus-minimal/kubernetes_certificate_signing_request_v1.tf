@@ -4,7 +4,9 @@ resource "kubernetes_certificate_signing_request_v1" "min" {
   }
   spec {
     signer_name = "kubernetes.io/kube-apiserver-client"
-    request     = <<-EOT
+    # The signer refuses a client certificate request without "client auth".
+    usages  = ["client auth"]
+    request = <<-EOT
     -----BEGIN CERTIFICATE REQUEST-----
     MIHLMHMCAQAwETEPMA0GA1UEAwwGY29ycHVzMFkwEwYHKoZIzj0CAQYIKoZIzj0D
     AQcDQgAERDLLn/L+IlcEPSsFfUlU+0tbWyVeS5wZ8xXi+ZZ0XHUajMvi3dYaYe0c

@@ -1,6 +1,6 @@
 resource "kubernetes_cron_job" "min" {
   metadata {
-    name = "min-cj-${var.suffix}"
+    name = "min-cjl-${var.suffix}"
   }
   spec {
     schedule = "0 0 1 1 *"

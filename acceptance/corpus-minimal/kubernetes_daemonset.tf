@@ -1,12 +1,18 @@
 resource "kubernetes_daemonset" "min" {
   metadata {
-    name = "min-ds-${var.suffix}"
+    name = "min-dsl-${var.suffix}"
   }
   spec {
+    # apps/v1 requires a selector; hashicorp sends none unless written.
+    selector {
+      match_labels = {
+        app = "min-dsl-${var.suffix}"
+      }
+    }
     template {
       metadata {
         labels = {
-          app = "min-ds-${var.suffix}"
+          app = "min-dsl-${var.suffix}"
         }
       }
       spec {

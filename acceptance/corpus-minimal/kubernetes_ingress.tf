@@ -1,6 +1,6 @@
 resource "kubernetes_ingress" "min" {
   metadata {
-    name = "min-ing-${var.suffix}"
+    name = "min-ingl-${var.suffix}"
   }
   spec {
     backend {

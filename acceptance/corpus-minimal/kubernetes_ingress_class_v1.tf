@@ -2,5 +2,8 @@ resource "kubernetes_ingress_class_v1" "min" {
   metadata {
     name = "min-ic-${var.suffix}"
   }
-  spec {}
+  spec {
+    # The API server requires a controller.
+    controller = "min.example.com/ingress"
+  }
 }

@@ -1,6 +1,6 @@
 resource "kubernetes_pod_disruption_budget" "min" {
   metadata {
-    name = "min-pdb-${var.suffix}"
+    name = "min-pdbl-${var.suffix}"
   }
   spec {
     selector {}

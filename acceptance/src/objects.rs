@@ -15,7 +15,11 @@ pub type Target = (String, Option<String>, String);
 pub fn kubectl_target(type_name: &str, values: &Value) -> Target {
     if type_name == "kubernetes_manifest" {
         // The manifest's kind, which kubectl resolves: `ConfigMap`, `Deployment.apps`.
-        let manifest = &values["manifest"];
+        // The state holds a dynamic value as its `value` and `type`.
+        let manifest = match &values["manifest"] {
+            Value::Object(m) if m.contains_key("type") => &m["value"],
+            other => other,
+        };
         let text = |pointer: &str| manifest.pointer(pointer).and_then(Value::as_str).map(str::to_string);
         let kind = text("/kind").unwrap_or_default();
         let resource = match text("/apiVersion").unwrap_or_default().rsplit_once('/') {

@@ -82,6 +82,7 @@ pub fn of(info: &'static KindInfo) -> Box<dyn Behaviour> {
         },
         pod: info.kind == "Pod",
         ingress: info.kind == "Ingress",
+        service: info.kind == "Service",
         signing_request: info.kind == "CertificateSigningRequest",
         deletes_slowly: matches!(
             info.kind,
@@ -158,6 +159,10 @@ struct Kinded {
     /// An ingress path without a `pathType` gets `ImplementationSpecific`, as networking/v1beta1
     /// did implicitly (hashicorp's `kubernetes_ingress` has that shape).
     ingress: bool,
+    /// A Service sends `allocateLoadBalancerNodePorts` and `loadBalancerClass` only as a
+    /// LoadBalancer, as hashicorp's expand does (structure_service_spec.go:238): the API server
+    /// refuses them on any other type, and the first is planned `true` by default.
+    service: bool,
     /// A certificate signing request is approved (`auto_approve`, true by default) and waits
     /// for its certificate.
     signing_request: bool,
@@ -238,6 +243,13 @@ impl Behaviour for Kinded {
     }
 
     fn complete(&self, object: &mut Map<String, Json>) {
+        if self.service
+            && let Some(spec) = object.get_mut("spec").and_then(Json::as_object_mut)
+            && spec.get("type").and_then(Json::as_str) != Some("LoadBalancer")
+        {
+            spec.remove("allocateLoadBalancerNodePorts");
+            spec.remove("loadBalancerClass");
+        }
         if !self.ingress {
             return;
         }
