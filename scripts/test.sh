@@ -126,7 +126,7 @@ echo "summary: $passed passed ($waits of them waits), $failed failed, $ignored s
 # ("minimal data: <type>: ...").
 if grep -q '^minimal: ' "$log"; then
     sed -n 's/^minimal: [a-z0-9_]*: config applied, defaults checked \([0-9]*\), \(.*\)$/\1 \2/p' "$log" |
-        awk '{types++; defaults+=$1; if ($2 == "import") imports++}
+        awk '{types++; defaults+=$1; if ($2 == "import" && $3 == "verified") imports++}
              END {printf "conformance: %d types with a minimal config, %d defaults checked, %d imports verified", types, defaults, imports}'
     echo ", $(grep -c '^minimal data: ' "$log" || true) data sources read a missing object"
 fi

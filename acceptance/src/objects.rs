@@ -20,13 +20,22 @@ pub fn kubectl_target(type_name: &str, values: &Value) -> Target {
             Value::Object(m) if m.contains_key("type") => &m["value"],
             other => other,
         };
-        let text = |pointer: &str| manifest.pointer(pointer).and_then(Value::as_str).map(str::to_string);
+        let text = |pointer: &str| {
+            manifest
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
         let kind = text("/kind").unwrap_or_default();
         let resource = match text("/apiVersion").unwrap_or_default().rsplit_once('/') {
             Some((group, _)) => format!("{kind}.{group}"),
             None => kind,
         };
-        return (resource, text("/metadata/namespace"), text("/metadata/name").unwrap_or_default());
+        return (
+            resource,
+            text("/metadata/namespace"),
+            text("/metadata/name").unwrap_or_default(),
+        );
     }
     let entry = provider_live::catalog::entries()
         .iter()
@@ -40,7 +49,9 @@ pub fn kubectl_target(type_name: &str, values: &Value) -> Target {
             "kubernetes_namespace" => ("namespaces", "", false),
             "kubernetes_config_map" => ("configmaps", "", true),
             "kubernetes_secret" => ("secrets", "", true),
-            "kubernetes_service_account" | "kubernetes_default_service_account" => ("serviceaccounts", "", true),
+            "kubernetes_service_account" | "kubernetes_default_service_account" => {
+                ("serviceaccounts", "", true)
+            }
             other => panic!("no Kubernetes resource known for {other}"),
         },
     };
@@ -64,7 +75,12 @@ pub fn kubectl_target(type_name: &str, values: &Value) -> Target {
 /// One kubectl call per namespace (cluster-scoped objects are one more) over `targets`, as
 /// `TYPE/NAME` arguments: the corpus's ~60 objects cost a handful of kubectl runs, not one each.
 /// Each call gets `args` after the names; returns every call's output.
-pub fn kubectl_per_namespace(cluster: &Cluster, verb: &str, targets: &[Target], args: &[&str]) -> Vec<String> {
+pub fn kubectl_per_namespace(
+    cluster: &Cluster,
+    verb: &str,
+    targets: &[Target],
+    args: &[&str],
+) -> Vec<String> {
     let mut by_namespace: BTreeMap<Option<&str>, Vec<String>> = BTreeMap::new();
     for (resource, namespace, name) in targets {
         by_namespace

@@ -374,10 +374,8 @@ mod tests {
 
     #[test]
     fn conform_keeps_a_nested_attribute_left_out_null() {
-        let rule = Attribute::optional("rules", Type::String, "").nested(
-            Nesting::List,
-            vec![Attribute::optional("name", Type::String, "")],
-        );
+        let rule = Attribute::optional("rules", Type::String, "")
+            .nested(Nesting::List, vec![Attribute::optional("name", Type::String, "")]);
         let block = Block::new("r").attribute(rule);
         let got = conform(&block, Value::object(Vec::<(String, Value)>::new()));
         assert_eq!(got.get("rules"), &Value::Null);
