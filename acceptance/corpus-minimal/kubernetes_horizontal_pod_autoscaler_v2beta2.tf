@@ -5,8 +5,10 @@ resource "kubernetes_horizontal_pod_autoscaler_v2beta2" "min" {
   spec {
     max_replicas = 2
     scale_target_ref {
-      kind = "Deployment"
-      name = "min-hpa-target"
+      # kube-apiserver refuses a target without its API group.
+      api_version = "apps/v1"
+      kind        = "Deployment"
+      name        = "min-hpa-target"
     }
   }
 }
