@@ -124,4 +124,13 @@ echo "summary: $passed passed ($waits of them waits), $failed failed, $ignored s
 # provider-live/tests/conformance.rs prints its per-type table of hashicorp's facts checked
 # (above, in its binary's output) and these totals.
 grep -E '^conformance (total:|skipped) ' "$log" || true
+# The minimal corpus (acceptance/tests/minimal.rs) prints a line per resource type:
+# "minimal: <type>: config applied, defaults checked N, import verified", and one per data source
+# ("minimal data: <type>: ...").
+if grep -q '^minimal: ' "$log"; then
+    sed -n 's/^minimal: [a-z0-9_]*: config applied, defaults checked \([0-9]*\), \(.*\)$/\1 \2/p' "$log" |
+        awk '{types++; defaults+=$1; if ($2 == "import" && $3 == "verified") imports++}
+             END {printf "conformance: %d types with a minimal config, %d defaults checked, %d imports verified", types, defaults, imports}'
+    echo ", $(grep -c '^minimal data: ' "$log" || true) data sources read a missing object"
+fi
 exit "$status"

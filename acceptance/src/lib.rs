@@ -9,6 +9,7 @@ pub mod fault_proxy;
 pub mod flaky;
 pub mod hcl;
 pub mod mirror;
+pub mod objects;
 pub mod paths;
 pub mod plugin_process;
 pub mod records_fixtures;

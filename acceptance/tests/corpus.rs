@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, quote, unique_name};
+use acceptance::objects::{Target, described, kubectl_get, kubectl_per_namespace, kubectl_target};
 use serde_json::Value;
 
 /// One corpus file: a module of the configuration.
@@ -169,105 +170,6 @@ fn primary<'a>(all: &'a BTreeMap<String, (String, Value)>, module: &Module) -> (
     all.get_key_value(&address)
         .map(|(a, (_, v))| (a, v))
         .unwrap_or_else(|| panic!("{address} is not in state"))
-}
-
-/// An object as kubectl names it: resource (`deployments.apps`), namespace, name.
-type Target = (String, Option<String>, String);
-
-/// The kubectl resource (`deployments.apps`) and namespace of a resource of `type_name`.
-fn kubectl_target(type_name: &str, values: &Value) -> Target {
-    let entry = provider_live::catalog::entries()
-        .iter()
-        .find(|e| e.info.type_name == type_name || e.info.aliases.contains(&type_name));
-    let (plural, group, namespaced) = match entry {
-        Some(e) => {
-            let group = e.info.api_version.rsplit_once('/').map_or("", |(g, _)| g);
-            (e.info.plural, group, e.info.namespaced)
-        }
-        None => match type_name.trim_end_matches("_v1") {
-            "kubernetes_namespace" => ("namespaces", "", false),
-            "kubernetes_config_map" => ("configmaps", "", true),
-            "kubernetes_secret" => ("secrets", "", true),
-            "kubernetes_service_account" => ("serviceaccounts", "", true),
-            other => panic!("no Kubernetes resource known for {other}"),
-        },
-    };
-    let meta = match &values["metadata"] {
-        Value::Array(items) => items.first().cloned().unwrap_or_default(),
-        other => other.clone(),
-    };
-    let resource = if group.is_empty() {
-        plural.to_string()
-    } else {
-        format!("{plural}.{group}")
-    };
-    let namespace = namespaced.then(|| meta["namespace"].as_str().unwrap_or("default").to_string());
-    (
-        resource,
-        namespace,
-        meta["name"].as_str().unwrap_or_default().to_string(),
-    )
-}
-
-/// One kubectl call per namespace (cluster-scoped objects are one more) over `targets`, as
-/// `TYPE/NAME` arguments: the corpus's ~60 objects cost a handful of kubectl runs, not one each.
-/// Each call gets `args` after the names; returns every call's output.
-fn kubectl_per_namespace(cluster: &Cluster, verb: &str, targets: &[Target], args: &[&str]) -> Vec<String> {
-    let mut by_namespace: BTreeMap<Option<&str>, Vec<String>> = BTreeMap::new();
-    for (resource, namespace, name) in targets {
-        by_namespace
-            .entry(namespace.as_deref())
-            .or_default()
-            .push(format!("{resource}/{name}"));
-    }
-    by_namespace
-        .into_iter()
-        .map(|(namespace, names)| {
-            let mut all = vec![verb];
-            all.extend(names.iter().map(String::as_str));
-            all.extend_from_slice(args);
-            if let Some(ns) = namespace {
-                all.extend(["-n", ns]);
-            }
-            let out = cluster.kubectl(&all);
-            assert!(out.success(), "kubectl {}:\n{out}", all.join(" "));
-            out.stdout
-        })
-        .collect()
-}
-
-/// The objects `targets` name that exist (those missing are left out with
-/// `ignore_missing`, else an error).
-fn kubectl_get(cluster: &Cluster, targets: &[Target], ignore_missing: bool) -> Vec<Value> {
-    let args: &[&str] = if ignore_missing {
-        &["-o", "json", "--ignore-not-found"]
-    } else {
-        &["-o", "json"]
-    };
-    kubectl_per_namespace(cluster, "get", targets, args)
-        .iter()
-        .filter(|out| !out.trim().is_empty())
-        .flat_map(|out| {
-            let list: Value = serde_json::from_str(out).expect("kubectl printed JSON");
-            // One name prints the object itself, several a List.
-            match list["items"].as_array() {
-                Some(items) => items.clone(),
-                None => vec![list],
-            }
-        })
-        .collect()
-}
-
-/// `kind/name` of an object kubectl printed, for messages.
-fn described(object: &Value) -> String {
-    format!(
-        "{}/{}",
-        object["kind"].as_str().unwrap_or_default(),
-        object
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    )
 }
 
 /// `body` with an annotation added to the `metadata` of the first resource of `type_name`: a

@@ -94,7 +94,9 @@ pub trait Behaviour: Send + Sync + 'static {
     }
 
     /// Fills in what the API requires and the kind's Terraform shape cannot say (an ingress of
-    /// the networking/v1beta1 shape has no `path_type`). Default: nothing.
+    /// the networking/v1beta1 shape has no `path_type`), and leaves out what hashicorp never
+    /// sends for the object's shape (a Service's load-balancer settings on another type).
+    /// Default: nothing.
     fn complete(&self, _object: &mut Map<String, Json>) {}
 
     /// Removes from an object being imported what the API server added by itself inside

@@ -151,8 +151,16 @@ fn extends(block: &Block, planned: &Value, config: &Value) -> bool {
 }
 
 /// Fills what a value built from a live object leaves out: missing attributes become null,
-/// missing list and set blocks empty, as the engine expects of a resource value.
+/// missing list and set blocks empty, as the engine expects of a resource value. A nested
+/// attribute (`spec = { ... }`) left out stays null: unlike a block, it can be, and an
+/// optional one the configuration leaves out must be.
 pub fn conform(block: &Block, value: Value) -> Value {
+    let nested_attributes: Vec<&str> = block
+        .attributes
+        .iter()
+        .filter(|a| a.nested.is_some())
+        .map(|a| a.name.as_str())
+        .collect();
     let block = &*block.nested_as_blocks();
     let Value::Object(mut fields) = value else {
         return value;
@@ -163,6 +171,7 @@ pub fn conform(block: &Block, value: Value) -> Value {
     for nested in &block.blocks {
         let value = fields.remove(&nested.type_name).unwrap_or_default();
         let value = match (nested.nesting, value) {
+            (_, Value::Null) if nested_attributes.contains(&nested.type_name.as_str()) => Value::Null,
             (Nesting::List, Value::Null) => Value::List(Vec::new()),
             (Nesting::Set, Value::Null) => Value::Set(Vec::new()),
             (Nesting::List, Value::List(items)) => {
@@ -361,6 +370,18 @@ mod tests {
         let got = conform(&schema(), Value::object([("id", Value::string("a"))]));
         assert_eq!(got.get("type"), &Value::Null);
         assert_eq!(got.get("metadata"), &Value::List(Vec::new()));
+    }
+
+    #[test]
+    fn conform_keeps_a_nested_attribute_left_out_null() {
+        let rule = Attribute::optional("rules", Type::String, "")
+            .nested(Nesting::List, vec![Attribute::optional("name", Type::String, "")]);
+        let block = Block::new("r").attribute(rule);
+        let got = conform(&block, Value::object(Vec::<(String, Value)>::new()));
+        assert_eq!(got.get("rules"), &Value::Null);
+        let items = Value::List(vec![Value::object(Vec::<(String, Value)>::new())]);
+        let got = conform(&block, Value::object([("rules", items)]));
+        assert_eq!(got.get("rules").elements()[0].get("name"), &Value::Null);
     }
 
     #[test]

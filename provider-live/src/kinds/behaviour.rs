@@ -159,8 +159,9 @@ struct Kinded {
     /// An ingress path without a `pathType` gets `ImplementationSpecific`, as networking/v1beta1
     /// did implicitly (hashicorp's `kubernetes_ingress` has that shape).
     ingress: bool,
-    /// A Service sends `allocateLoadBalancerNodePorts` (hashicorp's default true) only as a
-    /// LoadBalancer: the API server refuses it on any other type.
+    /// A Service sends `allocateLoadBalancerNodePorts` and `loadBalancerClass` only as a
+    /// LoadBalancer, as hashicorp's expand does (structure_service_spec.go:238): the API server
+    /// refuses them on any other type, and the first is planned `true` by default.
     service: bool,
     /// A certificate signing request is approved (`auto_approve`, true by default) and waits
     /// for its certificate.
@@ -258,6 +259,7 @@ impl Behaviour for Kinded {
             && spec.get("type").and_then(Json::as_str) != Some("LoadBalancer")
         {
             spec.remove("allocateLoadBalancerNodePorts");
+            spec.remove("loadBalancerClass");
         }
         if !self.ingress {
             return;

@@ -1,0 +1,3 @@
+resource "kubernetes_default_service_account_v1" "min" {
+  metadata {}
+}

@@ -1,0 +1,13 @@
+resource "kubernetes_mutating_webhook_configuration_v1" "min" {
+  metadata {
+    name = "min-mwh-${var.suffix}"
+  }
+  webhook {
+    name                      = "min.example.com"
+    admission_review_versions = ["v1"]
+    side_effects              = "None"
+    client_config {
+      url = "https://min.example.com/"
+    }
+  }
+}

@@ -1,0 +1,6 @@
+resource "kubernetes_runtime_class_v1" "min" {
+  metadata {
+    name = "min-rtc-${var.suffix}"
+  }
+  handler = "min"
+}

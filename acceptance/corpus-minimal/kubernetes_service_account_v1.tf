@@ -1,0 +1,5 @@
+resource "kubernetes_service_account_v1" "min" {
+  metadata {
+    name = "min-sa-${var.suffix}"
+  }
+}
