@@ -11,10 +11,10 @@ use futures::StreamExt;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tonic::Status;
 
-use super::{
-    Described, ProviderService, ServerError, Typed, decode, diagnostics_of, to_proto_diagnostics,
-    to_proto_schema,
-};
+use super::ProviderService;
+use super::convert::{decode, diagnostics_of, to_proto_diagnostics, to_proto_schema};
+use super::error::ServerError;
+use super::tables::{Described, Typed};
 use crate::action::{Action, InvokeRequest, Progress};
 use crate::diagnostics::Diagnostics;
 use crate::proto::tfplugin6 as pb;
