@@ -1,10 +1,11 @@
 //! Issue 10: a change of a field the API server will not update plans a replacement with the
 //! real engine, for every Kubernetes kind that has such fields.
 //!
-//! [`CASES`] has one resource per kind of provider-live's immutable-path table
-//! (`provider-live/src/kinds/behaviour.rs`, `immutable`), written in that table's notation
-//! (`spec.selector`: blocks are lists of one). That table is private to the provider, so the
-//! kinds are listed here by hand, and the test checks what the engine shows: all of them are
+//! The immutable fields are the `immutable` rows of provider-live's behaviour table
+//! (`provider-live/catalog/behaviour.tsv`, in its notation: `spec.selector`, blocks are lists of
+//! one), read here from the file. [`CASES`] has one resource per kind of the table, whose body
+//! changes one of its kind's fields there ([`the_cases_cover_every_kind_of_the_table`] holds
+//! both to the file). The test checks what the engine shows: all of them are
 //! created in one configuration, then each one's immutable field changes; the plan must replace
 //! every one of them (`["delete","create"]`), that path among the ones it names as the reason
 //! (`replace_paths`), the apply must succeed, the next plan must be empty, and destroy must
@@ -14,14 +15,16 @@
 //! its old object must be gone (the protection controllers let it go) before the new one is
 //! created.
 
+use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
 use acceptance::{Cluster, PlanSummary, paths};
 use serde_json::{Value, json};
 
-/// One kind: the resource type, the immutable path changed (behaviour.rs notation) and the
-/// resource's body (inside `resource "<type>" "<kind>" { ... }`) before and after the change.
+/// One kind: the resource type, the immutable path its body changes (one of the kind's rows of
+/// the behaviour table) and the resource's body (inside `resource "<type>" "<kind>" { ... }`)
+/// before and after the change.
 struct Case {
     kind: &'static str,
     type_name: &'static str,
@@ -111,6 +114,19 @@ static CSR: LazyLock<String> = LazyLock::new(|| {
         .position(|l| l.starts_with("-----END CERTIFICATE REQUEST-----"))
         .unwrap_or_else(|| panic!("{} holds no certificate request", path.display()));
     lines[..=end].join("\n") + "\n"
+});
+
+/// The `immutable` rows of the behaviour table: each kind's paths, in the table's order.
+static IMMUTABLE: LazyLock<BTreeMap<String, Vec<String>>> = LazyLock::new(|| {
+    let path = paths::workspace_root().join("provider-live/catalog/behaviour.tsv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        if let [kind, "immutable", field, ..] = line.split('\t').collect::<Vec<_>>()[..] {
+            out.entry(kind.to_string()).or_default().push(field.to_string());
+        }
+    }
+    out
 });
 
 const CASES: &[Case] = &[
@@ -423,7 +439,7 @@ fn configuration(names: &Names, step: Step) -> String {
     resources.join("\n")
 }
 
-/// A path in behaviour.rs notation as `show -json` writes it: `spec.selector` is
+/// A path in the behaviour table's notation as `show -json` writes it: `spec.selector` is
 /// `["spec", 0, "selector"]` (blocks are lists of one).
 fn json_path(dotted: &str) -> Value {
     let mut steps = Vec::new();
@@ -463,11 +479,25 @@ fn change<'p>(plan: &'p PlanSummary, address: &str) -> &'p Value {
 }
 
 #[test]
-fn the_cases_cover_distinct_kinds() {
+fn the_cases_cover_every_kind_of_the_table() {
     let mut kinds: Vec<&str> = CASES.iter().map(|c| c.kind).collect();
     kinds.sort_unstable();
     kinds.dedup();
     assert_eq!(kinds.len(), CASES.len(), "one case per kind");
+    let table: Vec<&str> = IMMUTABLE.keys().map(String::as_str).collect();
+    assert_eq!(
+        kinds, table,
+        "the kinds with immutable fields in the behaviour table"
+    );
+    for case in CASES {
+        assert!(
+            IMMUTABLE[case.kind].iter().any(|p| p == case.path),
+            "{}: {} is none of its immutable fields in the behaviour table: {:?}",
+            case.kind,
+            case.path,
+            IMMUTABLE[case.kind]
+        );
+    }
     assert_eq!(json_path("spec.selector"), json!(["spec", 0, "selector"]));
     assert_eq!(json_path("role_ref"), json!(["role_ref"]));
 }

@@ -11,6 +11,7 @@
 //! [`actions`] are the `action` blocks' operations (restart, scale, wait, run a Job).
 
 pub mod actions;
+pub mod behaviour;
 pub mod cache;
 pub mod catalog;
 pub mod context;

@@ -24,7 +24,7 @@ use serde_json::{Map, Value as Json, json};
 
 use super::required_block;
 use crate::context::Context;
-use crate::kinds::behaviour::signing;
+use crate::kinds::special::signing;
 use crate::kinds::token_request::expiration_too_short;
 use crate::lifecycle::diag;
 use crate::objects::{self, FIELD_MANAGER, Pace, Readiness, Target, WaitError};

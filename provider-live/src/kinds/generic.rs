@@ -1,5 +1,5 @@
 //! Every type of the kind catalog as a [`Kind`]: its field table converts the object, and the
-//! behaviour of its Kubernetes kind (waits, immutable fields) comes from [`super::behaviour`].
+//! behaviour of its Kubernetes kind (waits, immutable fields) comes from [`crate::behaviour`].
 
 use std::sync::OnceLock;
 
@@ -106,7 +106,7 @@ mod tests {
 
     fn kind(type_name: &str) -> CatalogKind {
         let entry = catalog::entry(type_name).unwrap_or_else(|| panic!("{type_name}"));
-        CatalogKind::new(entry, super::super::behaviour::of(&entry.info))
+        CatalogKind::new(entry, crate::behaviour::of(&entry.info))
     }
 
     fn deployment_config(replicas: Value) -> Value {

@@ -1,11 +1,12 @@
 //! The typed kinds served by this provider, one module per Kubernetes kind.
 //!
 //! Most kinds are data: the kind catalog ([`crate::catalog`]) gives their field tables, and
-//! [`behaviour`] what their Kubernetes kind does beyond that. The few whose values need their
+//! [`crate::behaviour`] what their Kubernetes kind does beyond that (waits, immutable fields,
+//! slow deletes, from `catalog/behaviour.tsv`), with the code of a few kinds in [`special`]
+//! (a Pod's phases, a signing request's approval). The few whose values need their
 //! own rules (Secret and ConfigMap data, a Namespace's deletion, a ServiceAccount's tokens)
 //! have a module each. [`resources`] serves them all as typed resources.
 
-pub(crate) mod behaviour;
 mod config_map;
 mod diagnosis;
 mod generic;
@@ -15,7 +16,8 @@ mod secret;
 pub(crate) mod service_account;
 pub(crate) mod spec_convert;
 pub(crate) mod spec_quantity;
-mod spec_wait;
+pub(crate) mod spec_wait;
+pub(crate) mod special;
 pub(crate) mod token_request;
 
 use std::sync::Arc;
@@ -55,7 +57,7 @@ pub fn listable(ctx: &Arc<Context>) -> Vec<Arc<dyn Listable>> {
         Arc::new(TypedResource::new(service_account::ServiceAccount, ctx.clone())),
     ];
     out.extend(catalog::entries().iter().map(|entry| {
-        let kind = generic::CatalogKind::new(entry, behaviour::of(&entry.info));
+        let kind = generic::CatalogKind::new(entry, crate::behaviour::of(&entry.info));
         Arc::new(TypedResource::new(kind, ctx.clone())) as Arc<dyn Listable>
     }));
     out

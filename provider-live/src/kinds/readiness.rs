@@ -59,6 +59,21 @@ pub fn rollout(kind: &str) -> Option<fn(&Json) -> Readiness> {
     }
 }
 
+/// The check a `wait` row of `catalog/behaviour.tsv` names ([`crate::behaviour`]).
+pub fn named(name: &str) -> Option<fn(&Json) -> Readiness> {
+    match name {
+        "deployment" => Some(deployment),
+        "stateful_set" => Some(stateful_set),
+        "daemon_set" => Some(daemon_set),
+        "replication_controller" => Some(replication_controller),
+        "job" => Some(job),
+        "claim_bound" => Some(claim_bound),
+        "volume_available" => Some(volume_available),
+        "load_balancer" => Some(load_balancer),
+        _ => None,
+    }
+}
+
 /// A Deployment's rollout: every replica of the new ReplicaSet updated, ready and available,
 /// no old one left; past its progress deadline, it failed.
 pub fn deployment(deployment: &Json) -> Readiness {

@@ -79,3 +79,12 @@ pub async fn poll(
         Err(e) => Err(e.into()),
     }
 }
+
+/// The error of a wait whose object was deleted meanwhile.
+pub fn gone(info: &KindInfo, object: &Json) -> Diagnostic {
+    let target = crate::objects::Target::of(crate::resource::api_resource(info), object);
+    kube_estate::ApiError::NotFound {
+        object: target.object_ref(),
+    }
+    .into()
+}
