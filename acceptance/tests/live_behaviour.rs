@@ -462,3 +462,71 @@ fn generate_name_object_drops_what_the_configuration_drops() {
     let plan = work.plan_exit();
     assert_eq!(plan.code, 0, "plan not empty after dropping a key:\n{plan}");
 }
+
+/// A Deployment whose container limits are `cpu`, without waiting for its rollout.
+fn limited_deployment(ns: &str, cpu: &str) -> String {
+    format!(
+        r#"resource "kubernetes_deployment_v1" "limited" {{
+  metadata {{
+    name      = "limited"
+    namespace = {ns}
+  }}
+  wait_for_rollout = false
+  spec {{
+    selector {{
+      match_labels = {{ app = "limited" }}
+    }}
+    template {{
+      metadata {{
+        labels = {{ app = "limited" }}
+      }}
+      spec {{
+        container {{
+          name  = "web"
+          image = "nginx:1.27"
+          resources {{
+            limits = {{ cpu = {cpu}, memory = "512Mi" }}
+          }}
+        }}
+      }}
+    }}
+  }}
+}}
+"#,
+        ns = quote(ns),
+        cpu = quote(cpu),
+    )
+}
+
+/// A quantity is planned exactly as configured, though the API server writes it back in its own
+/// form (`0.5` as `500m`): both engines refuse a plan that differs from the configuration. The
+/// state keeps the configured form, so the next plan is empty.
+#[test]
+fn quantities_are_planned_as_written_and_read_back_without_a_diff() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "qty");
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    work.write(&limited_deployment(ns, "0.5"));
+    work.apply_ok("create with cpu 0.5");
+    let limits = |work: &LiveDir| {
+        work.state_values("kubernetes_deployment_v1.limited")["spec"][0]["template"][0]["spec"][0]["container"][0]
+            ["resources"][0]["limits"]
+            .clone()
+    };
+    assert_eq!(limits(&work)["cpu"], "0.5", "state holds the configured form");
+    let live = cluster.get_json(&["deployment", "limited", "-n", ns]);
+    assert_eq!(
+        live["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"],
+        "500m"
+    );
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 0, "a diff after reading 500m back:\n{plan}");
+
+    // The same quantity spelled the server's way: a valid plan, applied, then nothing.
+    work.write(&limited_deployment(ns, "500m"));
+    work.apply_ok("respell cpu as 500m");
+    assert_eq!(limits(&work)["cpu"], "500m");
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 0, "not settled after respelling:\n{plan}");
+}

@@ -275,8 +275,8 @@ fn check_constraint(
 }
 
 /// The proposed new state with the rules applied: defaults where the configuration is null,
-/// the prior's value where the proposed one is equivalent, null map elements of computed
-/// attributes dropped.
+/// the prior's value where the configuration leaves an equivalent one to the provider, null map
+/// elements of computed attributes dropped.
 pub fn plan(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Value {
     plan_in(block, config, prior, proposed)
 }
@@ -300,7 +300,11 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Val
             *value = if unsaved { Value::Null } else { default.clone() };
             continue;
         }
+        // A configured value is planned exactly as written: both engines refuse a plan that
+        // differs from a non-null configuration, equivalent or not. Only a value the
+        // configuration leaves to the provider may keep the prior's form or take the server's.
         if let Some(equivalence) = &attribute.rules.equivalence
+            && configured.is_null()
             && !value.is_null()
             && value.is_wholly_known()
         {
@@ -583,7 +587,7 @@ mod tests {
     }
 
     #[test]
-    fn plan_fills_defaults_keeps_equivalent_priors_and_drops_null_elements() {
+    fn plan_fills_defaults_keeps_configured_values_and_drops_null_elements() {
         let block = schema();
         let config = Value::object([
             (
@@ -605,8 +609,8 @@ mod tests {
         );
         assert_eq!(
             element.get("image"),
-            &Value::string("nginx"),
-            "the equivalent prior"
+            &Value::string("NGINX"),
+            "a configured value as written, though the prior is equivalent"
         );
         assert_eq!(planned.get("limits"), &Value::Map(Default::default()));
         assert!(
