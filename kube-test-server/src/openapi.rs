@@ -41,7 +41,10 @@ fn prefix(group: &str, version: &str) -> String {
     }
 }
 
-/// `/openapi/v3`: the index of group-version documents.
+/// `/openapi/v3`: the index of group-version documents. A custom group-version whose
+/// CustomResourceDefinitions are gone stays listed with its last URL, whose document is then
+/// empty: kube-apiserver shows that for a moment after a CRD's deletion, and here the moment
+/// lasts, so clients meet it every time.
 pub fn root(st: &Shared) -> Value {
     let mut paths = Map::new();
     for (g, v) in group_versions() {
@@ -49,15 +52,21 @@ pub fn root(st: &Shared) -> Value {
         let url = format!("/openapi/v3/{p}?hash=kube-test-server");
         paths.insert(p, json!({"serverRelativeURL": url}));
     }
-    for published in crd::openapi_schemas(st) {
-        let p = prefix(&published.group, &published.version);
+    let mut published = st.openapi_published.lock().unwrap_or_else(|e| e.into_inner());
+    for custom in crd::openapi_schemas(st) {
+        let p = prefix(&custom.group, &custom.version);
         let mut hasher = DefaultHasher::new();
-        published
+        custom
             .kinds
             .iter()
             .for_each(|(kind, schema)| (kind, schema.to_string()).hash(&mut hasher));
         let url = format!("/openapi/v3/{p}?hash={:016X}", hasher.finish());
-        paths.insert(p, json!({"serverRelativeURL": url}));
+        published.insert(p, url);
+    }
+    for (p, url) in published.iter() {
+        paths
+            .entry(p.clone())
+            .or_insert_with(|| json!({"serverRelativeURL": url}));
     }
     json!({"paths": paths})
 }

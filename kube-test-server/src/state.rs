@@ -36,6 +36,8 @@ pub struct State {
     pub written: tokio::sync::Notify,
     /// How long a deleted namespace stays Terminating.
     pub namespace_grace: Duration,
+    /// The OpenAPI index entries (path, URL) of custom group-versions published so far.
+    pub openapi_published: Mutex<std::collections::BTreeMap<String, String>>,
 }
 
 pub type Shared = Arc<State>;
@@ -59,6 +61,7 @@ impl State {
             state_file,
             written: tokio::sync::Notify::new(),
             namespace_grace,
+            openapi_published: Mutex::default(),
         }
     }
 

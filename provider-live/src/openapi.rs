@@ -188,23 +188,35 @@ impl OpenApi {
 }
 
 /// GET `url` as JSON; `None` when the server has no such document or does not let us read it.
+/// An empty answer counts as none: kube-apiserver answers 200 with no body for the published
+/// URL of a group-version whose CustomResourceDefinition was just deleted.
 async fn get(client: &Client, url: &str, api_version: &str, kind: &str) -> Result<Option<Json>, ApiError> {
+    let what = || ObjectRef {
+        kind: kind.to_string(),
+        namespace: None,
+        name: format!("({api_version})"),
+    };
     let request = || {
         let req = http::Request::get(url)
             .body(Vec::new())
             .expect("a GET of a server-relative URL");
-        client.request::<Json>(req)
+        client.request_text(req)
     };
-    match with_retry(request).await {
-        Ok(doc) => Ok(Some(doc)),
-        Err(e) if matches!(&e.error, kube::Error::Api(s) if s.code == 404 || s.code == 403) => Ok(None),
-        Err(e) => {
-            let what = ObjectRef {
-                kind: kind.to_string(),
-                namespace: None,
-                name: format!("({api_version})"),
-            };
-            Err(ApiError::from_kube(e, &what, "read the OpenAPI schema of"))
+    let text = match with_retry(request).await {
+        Ok(text) => text,
+        Err(e) if matches!(&e.error, kube::Error::Api(s) if s.code == 404 || s.code == 403) => {
+            return Ok(None);
         }
+        Err(e) => return Err(ApiError::from_kube(e, &what(), "read the OpenAPI schema of")),
+    };
+    if text.trim().is_empty() {
+        return Ok(None);
     }
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| ApiError::Other {
+            object: what(),
+            code: 200,
+            message: format!("the OpenAPI document at {url} is not JSON: {e}"),
+        })
 }
