@@ -502,7 +502,7 @@ fn limited_deployment(ns: &str, cpu: &str) -> String {
 /// form (`0.5` as `500m`): both engines refuse a plan that differs from the configuration. The
 /// state keeps the configured form, so the next plan is empty.
 #[test]
-fn quantities_are_planned_as_written_and_read_back_without_a_diff() {
+fn quantities_are_planned_as_written_and_held_as_the_server_spells_them() {
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "qty");
     let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
@@ -514,7 +514,9 @@ fn quantities_are_planned_as_written_and_read_back_without_a_diff() {
             ["resources"][0]["limits"]
             .clone()
     };
-    assert_eq!(limits(&work)["cpu"], "0.5", "state holds the configured form");
+    // hashicorp's (legacy SDK) state holds what the server reads back, and its plan treats an
+    // equal quantity as no change.
+    assert_eq!(limits(&work)["cpu"], "500m", "state holds the server's form");
     let live = cluster.get_json(&["deployment", "limited", "-n", ns]);
     assert_eq!(
         live["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"],
@@ -523,10 +525,15 @@ fn quantities_are_planned_as_written_and_read_back_without_a_diff() {
     let plan = work.plan_exit();
     assert_eq!(plan.code, 0, "a diff after reading 500m back:\n{plan}");
 
-    // The same quantity spelled the server's way: a valid plan, applied, then nothing.
+    // The same quantity spelled the server's way is no change either; another one is.
     work.write(&limited_deployment(ns, "500m"));
-    work.apply_ok("respell cpu as 500m");
-    assert_eq!(limits(&work)["cpu"], "500m");
     let plan = work.plan_exit();
-    assert_eq!(plan.code, 0, "not settled after respelling:\n{plan}");
+    assert_eq!(plan.code, 0, "respelling an equal quantity is a change:\n{plan}");
+    work.write(&limited_deployment(ns, "1"));
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 2, "a different quantity is no change:\n{plan}");
+    work.apply_ok("cpu 1");
+    assert_eq!(limits(&work)["cpu"], "1");
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 0, "not settled after cpu 1:\n{plan}");
 }

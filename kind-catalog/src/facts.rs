@@ -22,10 +22,12 @@ const FACTS_DIR: &str = "provider-live/catalog/hashicorp";
 /// Where the expanded facts go.
 pub const FACTS_OUTPUT: &str = "provider-live/catalog/facts.tsv";
 
-const KINDS: [&str; 11] = [
+const KINDS: [&str; 13] = [
     "mount",
     "framework",
     "default",
+    "reads_zero",
+    "computed_block",
     "validate",
     "force_new",
     "diff_suppress",
@@ -287,7 +289,7 @@ pub fn expand(root: &Path) -> Result<Facts, Error> {
 /// resolves through list indices.
 fn normalised(row: &Recorded, shape: &(String, String, String, String), paths: &Shapes) -> Option<String> {
     match row.fact.as_str() {
-        "default" => {
+        "default" | "reads_zero" => {
             let value: Json = serde_json::from_str(&row.argument).ok()?;
             let typed = match (shape.2.as_str(), &value) {
                 ("string", Json::String(_)) | ("number", Json::Number(_)) | ("bool", Json::Bool(_)) => value,

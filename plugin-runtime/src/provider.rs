@@ -93,6 +93,15 @@ pub trait Resource: Send + Sync + 'static {
 
     async fn plan(&self, request: PlanRequest) -> Result<PlanResponse, Diagnostics>;
 
+    /// Whether the engine treats this resource as one of the legacy SDK's (the protocol's
+    /// `legacy_type_system`): it then accepts a plan that keeps the prior's form of a value the
+    /// rules find equivalent to the configured one, and an applied value that differs from the
+    /// planned one, as it does for every SDKv2 provider. A drop-in for an SDKv2 provider says
+    /// so, so that its users' states hold what they held; the rules follow ([`crate::rules`]).
+    fn legacy_type_system(&self) -> bool {
+        false
+    }
+
     /// Carries out a planned change. On failure the response still says what state the
     /// object is in now (`Value::Null` when nothing exists), with the error in `diagnostics`.
     async fn apply(&self, request: ApplyRequest) -> ApplyResponse;

@@ -275,13 +275,14 @@ fn check_constraint(
 }
 
 /// The proposed new state with the rules applied: defaults where the configuration is null,
-/// the prior's value where the configuration leaves an equivalent one to the provider, null map
-/// elements of computed attributes dropped.
-pub fn plan(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Value {
-    plan_in(block, config, prior, proposed)
+/// the prior's value where the configuration leaves an equivalent one to the provider (or, for
+/// a `legacy` resource, writes an equivalent one), null map elements of computed attributes
+/// dropped.
+pub fn plan(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy: bool) -> Value {
+    plan_in(block, config, prior, proposed, legacy)
 }
 
-fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Value {
+fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy: bool) -> Value {
     let block = &*block.nested_as_blocks();
     let Value::Object(mut fields) = proposed else {
         return proposed;
@@ -301,16 +302,18 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Val
             continue;
         }
         // A configured value is planned exactly as written: both engines refuse a plan that
-        // differs from a non-null configuration, equivalent or not. Only a value the
-        // configuration leaves to the provider may keep the prior's form or take the server's.
+        // differs from a non-null configuration, equivalent or not, unless the resource is a
+        // legacy one. Otherwise only a value the configuration leaves to the provider may keep
+        // the prior's form or take the server's.
         if let Some(equivalence) = &attribute.rules.equivalence
-            && configured.is_null()
+            && (configured.is_null() || legacy)
             && !value.is_null()
             && value.is_wholly_known()
         {
             if !before.is_null() && before.is_wholly_known() && equivalence.equivalent(before, value) {
                 *value = before.clone();
             } else if attribute.computed
+                && configured.is_null()
                 && let Some(canonical) = equivalence.canonical(value)
             {
                 *value = canonical;
@@ -329,8 +332,13 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Val
         };
         let configured = config.get(&nested.type_name);
         let before = prior.get(&nested.type_name);
+        // The legacy SDK planned a computed block the configuration leaves out as it was.
+        if legacy && nested.computed && configured.elements().is_empty() && !before.elements().is_empty() {
+            fields.insert(nested.type_name.clone(), before.clone());
+            continue;
+        }
         let planned = match (nested.nesting, value) {
-            (Nesting::Single | Nesting::Group, v) => plan_in(&nested.block, configured, before, v),
+            (Nesting::Single | Nesting::Group, v) => plan_in(&nested.block, configured, before, v, legacy),
             (Nesting::List, Value::List(items)) => Value::List(
                 items
                     .into_iter()
@@ -338,7 +346,7 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Val
                     .map(|(i, item)| {
                         let c = configured.elements().get(i).unwrap_or(&Value::Null);
                         let p = before.elements().get(i).unwrap_or(&Value::Null);
-                        plan_in(&nested.block, c, p, item)
+                        plan_in(&nested.block, c, p, item, legacy)
                     })
                     .collect(),
             ),
@@ -348,7 +356,7 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Val
                     .into_iter()
                     .map(|item| {
                         let c = item.clone();
-                        plan_in(&nested.block, &c, &Value::Null, item)
+                        plan_in(&nested.block, &c, &Value::Null, item, legacy)
                     })
                     .collect(),
             ),
@@ -361,7 +369,7 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value) -> Val
                             .and_then(|e| e.get(&k))
                             .unwrap_or(&Value::Null);
                         let p = before.entries().and_then(|e| e.get(&k)).unwrap_or(&Value::Null);
-                        let planned = plan_in(&nested.block, c, p, item);
+                        let planned = plan_in(&nested.block, c, p, item, legacy);
                         (k, planned)
                     })
                     .collect(),
@@ -404,6 +412,68 @@ pub fn with_defaults(block: &Block, config: &Value, keep: &dyn Fn(&Value) -> boo
                     .collect(),
             ),
             Value::Object(_) => with_defaults(inner, value, keep),
+            _ => continue,
+        };
+    }
+    Value::Object(out)
+}
+
+/// A legacy resource's applied state as the legacy SDK's was, what the server reads back:
+/// `applied` with the `observed` value wherever the two are known, differ and the attribute's
+/// equivalence holds (`500m` for a configured `0.5`), and the observed elements of a computed
+/// block `applied` has none of. Set elements are left alone.
+pub fn legacy_applied(block: &Block, applied: &Value, observed: &Value) -> Value {
+    let block = &*block.nested_as_blocks();
+    let (Value::Object(fields), Value::Object(seen)) = (applied.plain(), observed.plain()) else {
+        return applied.clone();
+    };
+    let mut out = fields.clone();
+    for attribute in &block.attributes {
+        let (Some(equivalence), Some(value), Some(read)) = (
+            &attribute.rules.equivalence,
+            out.get_mut(&attribute.name),
+            seen.get(&attribute.name),
+        ) else {
+            continue;
+        };
+        if value != read
+            && value.is_wholly_known()
+            && !value.is_null()
+            && !read.is_null()
+            && equivalence.equivalent(value, read)
+        {
+            *value = read.clone();
+        }
+    }
+    for nested in &block.blocks {
+        let (Some(value), Some(read)) = (out.get_mut(&nested.type_name), seen.get(&nested.type_name)) else {
+            continue;
+        };
+        if nested.computed && value.elements().is_empty() && !read.elements().is_empty() {
+            *value = read.clone();
+            continue;
+        }
+        let inner = &nested.block;
+        *value = match (value.plain(), read.plain()) {
+            (Value::List(items), Value::List(reads)) if items.len() == reads.len() => Value::List(
+                items
+                    .iter()
+                    .zip(reads)
+                    .map(|(i, r)| legacy_applied(inner, i, r))
+                    .collect(),
+            ),
+            (Value::Map(items), Value::Map(reads)) if nested.nesting == Nesting::Map => Value::Map(
+                items
+                    .iter()
+                    .map(|(k, i)| {
+                        let taken = reads
+                            .get(k)
+                            .map_or_else(|| i.clone(), |r| legacy_applied(inner, i, r));
+                        (k.clone(), taken)
+                    })
+                    .collect(),
+            ),
+            (Value::Object(_), Value::Object(_)) => legacy_applied(inner, value, read),
             _ => continue,
         };
     }
@@ -600,7 +670,7 @@ mod tests {
             ("image", Value::string("nginx")),
             ("scheme", Value::string("HTTPS")),
         ]);
-        let planned = plan(&block, &config, &prior, config.clone());
+        let planned = plan(&block, &config, &prior, config.clone(), false);
         let element = &planned.get("probe").elements()[0];
         assert_eq!(
             element.get("scheme"),
@@ -616,6 +686,36 @@ mod tests {
         assert!(
             block.blocks[0].block.find_attribute("scheme").unwrap().computed,
             "a default makes the attribute computed"
+        );
+        let legacy = plan(&block, &config, &prior, config.clone(), true);
+        assert_eq!(
+            legacy.get("probe").elements()[0].get("image"),
+            &Value::string("nginx"),
+            "a legacy resource keeps the prior's equivalent form, as the legacy SDK's suppression did"
+        );
+    }
+
+    #[test]
+    fn an_applied_value_takes_the_equivalent_read_back() {
+        let applied = probe(vec![
+            ("image", Value::string("NGINX")),
+            ("scheme", Value::string("HTTP")),
+        ]);
+        let observed = probe(vec![
+            ("image", Value::string("nginx")),
+            ("scheme", Value::string("HTTPS")),
+        ]);
+        let got = legacy_applied(&schema(), &applied, &observed);
+        let element = &got.get("probe").elements()[0];
+        assert_eq!(
+            element.get("image"),
+            &Value::string("nginx"),
+            "equivalent: the read-back"
+        );
+        assert_eq!(
+            element.get("scheme"),
+            &Value::string("HTTP"),
+            "no equivalence: as applied"
         );
     }
 

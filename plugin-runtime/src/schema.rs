@@ -76,6 +76,10 @@ pub struct NestedBlock {
     pub max_items: i64,
     /// A change of the number of elements replaces the object ([`crate::rules`]).
     pub replace: bool,
+    /// An optional block the server fills in: a legacy resource's plan keeps the prior's
+    /// elements where the configuration has none ([`crate::rules`]). Not in the protocol,
+    /// whose blocks are never computed.
+    pub computed: bool,
 }
 
 impl Schema {
@@ -243,6 +247,7 @@ impl NestedBlock {
             min_items: 0,
             max_items: 0,
             replace: false,
+            computed: false,
         }
     }
 

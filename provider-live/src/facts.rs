@@ -12,15 +12,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use plugin_runtime::rules::{Constraint, ConstraintKind, Rules};
-use plugin_runtime::{Attribute, Block, NestedBlock, Type, Value};
+use plugin_runtime::{Attribute, Block, NestedBlock, Nesting, Type, Value};
 
 use crate::kinds::spec_quantity::SameQuantity;
 
 const FACTS: &str = include_str!("../catalog/facts.tsv");
 
-/// One fact of a type: `kind` is `default`, `validate`, `force_new`, `diff_suppress`,
-/// `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with`, or `framework` (the
-/// type is a plugin-framework resource, not an SDKv2 one).
+/// One fact of a type: `kind` is `default`, `reads_zero`, `computed_block`, `validate`, `force_new`,
+/// `diff_suppress`, `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with`, or
+/// `framework` (the type is a plugin-framework resource, not an SDKv2 one).
 #[derive(Clone, Copy, Debug)]
 pub struct Fact {
     pub path: &'static str,
@@ -126,13 +126,19 @@ fn apply(fact: &Fact, target: Target<'_>) -> Result<(), String> {
             block.replace = true;
             return Ok(());
         }
+        Target::Block(block) if fact.kind == "computed_block" => {
+            block.computed = true;
+            return Ok(());
+        }
         Target::Block(_) => return Err(format!("a {} fact on a block", fact.kind)),
         Target::Attribute(attribute) => attribute,
     };
     let rules: &mut Rules = &mut attribute.rules;
     match fact.kind {
-        "default" if attribute.required || (attribute.computed && !attribute.optional) => {}
-        "default" => {
+        "default" | "reads_zero" if attribute.required || (attribute.computed && !attribute.optional) => {}
+        // The top-level attribute hashicorp's read sets from a field the object may omit holds
+        // the zero value then: planned and read back as a default that is never sent.
+        "default" | "reads_zero" => {
             let json: serde_json::Value = serde_json::from_str(fact.argument).map_err(|e| e.to_string())?;
             attribute.set_default(Value::from_json(&json));
         }
@@ -187,6 +193,56 @@ fn zero_defaults_in(block: &mut Block) {
     }
     for nested in &mut block.blocks {
         zero_defaults_in(&mut nested.block);
+    }
+}
+
+/// Whether `type_name` is one of hashicorp's SDKv2 types (it has facts, and is no
+/// plugin-framework one).
+pub fn is_sdk_v2(type_name: &str) -> bool {
+    index()
+        .get(type_name)
+        .is_some_and(|rows| !rows.contains("\tframework\t"))
+}
+
+/// `state` as SDKv2 would hold it: every primitive left null inside a nested element read from
+/// the object, computed ones included, holds its zero value (hashicorp's state has `0` for a
+/// ClusterIP Service port's `node_port`). Set elements are left alone: the engine pairs them
+/// with the configuration's by their whole value. Optional attributes get the same from
+/// [`sdk_zero_defaults`] at plan; this covers what only a read fills.
+pub fn sdk_read_zeros(block: &Block, state: &mut Value) {
+    for nested in &block.nested_as_blocks().blocks {
+        if !matches!(nested.type_name.as_str(), "metadata" | "timeouts") {
+            zeros_in(nested, state.get_mut(&nested.type_name));
+        }
+    }
+}
+
+fn zeros_in(nested: &NestedBlock, value: Option<&mut Value>) {
+    let Some(value) = value else {
+        return;
+    };
+    let elements: Vec<&mut Value> = match (nested.nesting, value) {
+        (Nesting::List, Value::List(items)) => items.iter_mut().collect(),
+        (Nesting::Map, Value::Map(items)) => items.values_mut().collect(),
+        (Nesting::Single | Nesting::Group, v @ Value::Object(_)) => vec![v],
+        _ => return,
+    };
+    let block = nested.block.nested_as_blocks();
+    for element in elements {
+        for attribute in &block.attributes {
+            let zero = match attribute.ty {
+                Type::String => Value::string(""),
+                Type::Number => Value::int(0),
+                Type::Bool => Value::Bool(false),
+                _ => continue,
+            };
+            if let Some(v) = element.get_mut(&attribute.name).filter(|v| v.is_null()) {
+                *v = zero;
+            }
+        }
+        for inner in &block.blocks {
+            zeros_in(inner, element.get_mut(&inner.type_name));
+        }
     }
 }
 

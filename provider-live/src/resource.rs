@@ -175,7 +175,11 @@ impl<K: Kind> TypedResource<K> {
         state.set("metadata", metadata::wrap(info, meta));
         // What the object lacks reads as hashicorp's default: Kubernetes omits a field left at
         // its zero value, and the Terraform-only settings (`wait_for_rollout`) are not in it.
-        rules::with_defaults(self.block(), &plan::conform(self.block(), state), &|_| true)
+        let mut state = rules::with_defaults(self.block(), &plan::conform(self.block(), state), &|_| true);
+        if facts::is_sdk_v2(info.type_name) {
+            facts::sdk_read_zeros(self.block(), &mut state);
+        }
+        state
     }
 
     /// The guard's checks; `prior` is the prior state (`Null` for a create), whose uid the
@@ -278,7 +282,11 @@ impl<K: Kind> TypedResource<K> {
                 applied
             }
         };
-        let state = plan::settle(planned, &self.state_of(&applied, planned));
+        let observed = self.state_of(&applied, planned);
+        let mut state = plan::settle(planned, &observed);
+        if self.legacy_type_system() {
+            state = rules::legacy_applied(self.block(), &state, &observed);
+        }
         Ok((state, guard::fingerprint(Some(&applied), FIELD_MANAGER, b"")))
     }
 
@@ -367,6 +375,11 @@ impl<K: Kind> Resource for TypedResource<K> {
 
     fn schema(&self) -> Schema {
         self.built().clone()
+    }
+
+    /// hashicorp's typed resources are SDKv2 ones, whose states hold the read-back.
+    fn legacy_type_system(&self) -> bool {
+        facts::is_sdk_v2(self.info().type_name)
     }
 
     fn validate(&self, config: &Value) -> Diagnostics {

@@ -69,6 +69,9 @@ enum Skip {
     /// A block the configuration must have once and at most once: its number of elements
     /// cannot change.
     FixedBlock,
+    /// A computed block (hashicorp's `Computed: true`): leaving it out keeps the server's, so
+    /// its number of elements never changes by the configuration alone.
+    ComputedBlock,
 }
 
 impl Skip {
@@ -78,6 +81,7 @@ impl Skip {
             Skip::Required => "required in the schema: a configuration always sets it",
             Skip::ComputedOnly => "computed only: a configuration never sets it",
             Skip::FixedBlock => "a block required exactly once: its number of elements cannot change",
+            Skip::ComputedBlock => "a computed block: leaving it out keeps the server's, as hashicorp's does",
         }
     }
 }
@@ -564,6 +568,9 @@ impl Subject<'_> {
                 let mut after = root.clone();
                 place(&self.block, &mut after, "", &fact.path, b, validators);
                 (before, after)
+            }
+            Leaf::Block(nested) if nested.computed && nested.min_items == 0 => {
+                return Ok(Some(Skip::ComputedBlock));
             }
             Leaf::Block(nested) => {
                 let element = base(&nested.block, &fact.path, validators);

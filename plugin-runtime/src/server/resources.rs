@@ -131,7 +131,8 @@ impl ProviderService {
             let block = &entry.schema().block;
             let prior_state = decode(request.prior_state.as_ref(), ty, "prior state")?;
             let config = decode(request.config.as_ref(), ty, "configuration")?;
-            let proposed_new_state = rules::plan(block, &config, &prior_state, proposed_new_state);
+            let legacy = entry.resource.legacy_type_system();
+            let proposed_new_state = rules::plan(block, &config, &prior_state, proposed_new_state, legacy);
             let mut response = entry
                 .resource
                 .plan(PlanRequest {
@@ -153,6 +154,7 @@ impl ProviderService {
                 requires_replace: response.requires_replace.into_iter().map(to_proto_path).collect(),
                 planned_private: response.planned_private,
                 diagnostics: to_proto_diagnostics(response.diagnostics),
+                legacy_type_system: legacy,
                 ..Default::default()
             })
         }
@@ -197,7 +199,7 @@ impl ProviderService {
                 new_identity,
                 private: response.private,
                 diagnostics: to_proto_diagnostics(diagnostics),
-                ..Default::default()
+                legacy_type_system: entry.resource.legacy_type_system(),
             })
         }
         .await;

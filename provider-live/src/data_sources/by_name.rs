@@ -17,6 +17,7 @@ use plugin_runtime::{
 use super::{ReadError, diags, first, get};
 use crate::catalog::Entry;
 use crate::context::Context;
+use crate::facts;
 use crate::kinds::spec_convert;
 use crate::metadata::{Ignore, user_key};
 use crate::resource::api_resource;
@@ -155,6 +156,9 @@ impl DataSource for ByName {
             Err(e) => return Err(diags(e)),
         };
         let mut state = spec_convert::read_full(self.entry.fields(), &live);
+        if facts::is_sdk_v2(self.name) {
+            facts::sdk_read_zeros(&block(self.entry), &mut state);
+        }
         if let Some(metadata) = state.get_mut("metadata") {
             filter_metadata(metadata, self.ctx.ignore());
         }

@@ -12,8 +12,10 @@
 //! - what the prior value does not have (an optional attribute that is null, a block that is
 //!   absent) stays out: the server's defaults and other writers' fields never become a diff,
 //!   and the engine gets back exactly the nulls it planned;
-//! - a value equal in meaning to the prior one keeps the prior's spelling (quantities, "8080"
-//!   for 8080, "0644" for 420);
+//! - a value equal in meaning to the prior one keeps the prior's spelling ("8080" for 8080,
+//!   "0644" for 420); a quantity reads as the server spells it (`500m` for `0.5`), as
+//!   hashicorp's state holds it: the plan keeps that for an equal configured one (the rules'
+//!   equivalence, on a legacy-SDK resource);
 //! - a zero value the server omits (`0`, `false`, `""`, empty collections) keeps the prior's.
 //!
 //! Reading from no prior (an import, or a list item the prior did not have) reads everything.
@@ -167,7 +169,10 @@ pub fn block(fields: &[Field], description: &str) -> Block {
                 (_, true) => NestedBlock::new(field.name, Nesting::List, inner).items(1, 0),
                 (_, false) => NestedBlock::new(field.name, Nesting::List, inner),
             };
-            block = block.block(nested);
+            block = block.block(NestedBlock {
+                computed: field.presence == Presence::OptionalComputed,
+                ..nested
+            });
         } else {
             block = block.attribute(attribute(field));
         }
@@ -485,7 +490,11 @@ fn read_in(fields: &[Field], live: &Json, prior: &Value, full: bool) -> Value {
                 } else if fresh {
                     is_server_default(f, live)
                 } else {
-                    f.presence != Presence::Computed && left_out(f, p)
+                    // A block the server fills in (hashicorp's optional computed ones, such as
+                    // a Deployment's `strategy`) reads as it is, as hashicorp's state holds it.
+                    let computed = f.presence == Presence::Computed
+                        || (f.presence == Presence::OptionalComputed && f.is_block());
+                    !computed && left_out(f, p)
                 };
                 let value = if absent {
                     empty(f)
@@ -688,7 +697,6 @@ pub(crate) fn is_zero(value: &Value) -> bool {
 
 fn same_meaning(shape: Shape, prior: &Value, live: &Json) -> bool {
     let same = |s: Scalar, p: &Value, l: &Json| match (write_scalar(s, p), s) {
-        (Ok(Json::String(a)), Scalar::Quantity) => l.as_str().is_some_and(|b| spec_quantity::same(&a, b)),
         (Ok(Json::Number(a)), _) => l.as_f64().is_some_and(|b| a.as_f64() == Some(b)),
         (Ok(written), _) => written == *l,
         (Err(_), _) => false,
@@ -892,6 +900,10 @@ pub mod test_support {
                 continue;
             }
             if let Some(sub) = f.block_fields() {
+                // A computed block the configuration leaves out is planned as read.
+                if f.presence == Presence::OptionalComputed && c.elements().is_empty() {
+                    continue;
+                }
                 if c.elements().len() != s.elements().len() {
                     out.push(format!(
                         "{path}: {} blocks configured, {} in state",
@@ -907,15 +919,26 @@ pub mod test_support {
                 if matches!(f.presence, Presence::Optional | Presence::Required) && !s.is_null() {
                     out.push(format!("{path}: not configured but {s:?} in state"));
                 }
-            } else if !same_value(c, s) {
+            } else if !same_value(f.shape, c, s) {
                 out.push(format!("{path}: configured {c:?}, state {s:?}"));
             }
         }
     }
 
-    fn same_value(a: &Value, b: &Value) -> bool {
-        match (a, b) {
-            (Value::Set(x), Value::Set(y)) => x.len() == y.len() && x.iter().all(|v| y.contains(v)),
+    /// Equal, or (quantities) equal in meaning: what the plan of a legacy-SDK resource keeps.
+    fn same_value(shape: Shape, a: &Value, b: &Value) -> bool {
+        let same_quantity = |x: &Value, y: &Value| match (x.as_str(), y.as_str()) {
+            (Some(x), Some(y)) => spec_quantity::same(x, y),
+            _ => x == y,
+        };
+        match (shape, a, b) {
+            (Shape::One(Scalar::Quantity), _, _) => same_quantity(a, b),
+            (Shape::Map(Scalar::Quantity), Value::Map(x), Value::Map(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| same_quantity(v, w)))
+            }
+            (_, Value::Set(x), Value::Set(y)) => x.len() == y.len() && x.iter().all(|v| y.contains(v)),
             _ => a == b,
         }
     }
@@ -986,7 +1009,7 @@ mod tests {
     }
 
     #[test]
-    fn reads_back_the_configured_spelling_when_the_server_canonicalises() {
+    fn reads_back_the_configured_spelling_when_the_server_canonicalises_except_quantities() {
         let live = json!({
             "cpu": "500m", "limits": {"cpu": "2", "memory": "1Gi"}, "targetPort": 8080, "defaultMode": 420,
             "values": ["a", "b"], "ports": [{"name": "http", "protocol": "TCP"}], "replicas": 1,
@@ -994,8 +1017,12 @@ mod tests {
         });
         let state = read(FIELDS, &live, &planned_create(FIELDS, &config()));
         assert_eq!(diff(FIELDS, &config(), &state), Vec::<String>::new());
-        assert_eq!(state.get("cpu"), &s("0.5"));
-        assert_eq!(state.get("limits").get("memory"), &s("1024Mi"));
+        assert_eq!(
+            state.get("cpu"),
+            &s("500m"),
+            "the server's spelling of a quantity"
+        );
+        assert_eq!(state.get("limits").get("memory"), &s("1Gi"));
         assert_eq!(state.get("delay"), &Value::int(0), "omitted zero keeps the prior");
         assert_eq!(state.get("replicas"), &s("1"));
         assert_eq!(state.get("port").elements()[0].get("protocol"), &s("TCP"));
