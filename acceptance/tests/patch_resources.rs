@@ -527,6 +527,31 @@ fn default_service_account_is_edited_never_owned() {
     assert_eq!(sa()["metadata"]["labels"], json!({"team": "b"}));
     assert_empty_plan(&work, "update");
 
+    // hashicorp's type imports by `<namespace>/default`: a fresh state gets the account as the
+    // configuration has it, and plans nothing.
+    let fresh = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    fresh.write(
+        &account("b")
+            .replace(&namespace, "")
+            .replace("kubernetes_namespace.ns.metadata[0].name", &quote(&ns)),
+    );
+    let address = "kubernetes_default_service_account_v1.default";
+    let out = fresh.run(&["import", "-input=false", address, &format!("{ns}/default")]);
+    assert!(out.success(), "import:\n{out}");
+    let imported = &fresh.state_values(address);
+    assert_eq!(
+        imported["metadata"][0]["labels"],
+        json!({"team": "b"}),
+        "{imported}"
+    );
+    assert_eq!(
+        imported["image_pull_secret"],
+        json!([{"name": "regcred"}]),
+        "{imported}"
+    );
+    let out = fresh.run(&["plan", "-input=false", "-detailed-exitcode"]);
+    assert_eq!(out.code, 0, "the plan after the import:\n{out}");
+
     // Out of the configuration: the account stays, without the fields this resource set.
     work.write(&namespace);
     let out = work.apply_ok("release");

@@ -171,6 +171,13 @@ pub trait PatchKind: Send + Sync + 'static {
     fn id(&self, _value: &Value) -> Option<String> {
         None
     }
+
+    /// Whether `terraform import` takes an object of a fixed kind by its `<namespace>/<name>`
+    /// id, as hashicorp's type has an importer (the default service account); the others claim
+    /// only what they set, so there is nothing to import.
+    fn importable(&self) -> bool {
+        false
+    }
 }
 
 /// Why a patch could not be written.
@@ -480,10 +487,19 @@ impl PatchResource {
 
     /// The resource value for the live object: the cluster's side of the fields `prior`
     /// claims, the rest of `prior` as it is.
+    /// The resource value read from `live`: the fields the prior's intent claims, or on an
+    /// import (`prior` null) all of them.
     fn state_of(&self, live: &Json, prior: &Value) -> Value {
-        let mask = self.kind.intent(prior).map(|i| field_set(&i)).unwrap_or_default();
-        let view = ownership::project(live, &mask);
-        let mut state = prior.clone();
+        let view = if prior.is_null() {
+            live.clone()
+        } else {
+            let mask = self.kind.intent(prior).map(|i| field_set(&i)).unwrap_or_default();
+            ownership::project(live, &mask)
+        };
+        let mut state = match prior {
+            Value::Null => Value::object(Vec::<(String, Value)>::new()),
+            prior => prior.clone(),
+        };
         if let Value::Object(read) = self.kind.read(&view, live, prior) {
             for (key, value) in read {
                 state.set(&key, value);
@@ -839,12 +855,39 @@ impl Resource for PatchResource {
     }
 
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
-        Err(diag(Diagnostic::error(
-            format!("{} cannot be imported", req.type_name),
-            "It claims only the fields it sets, so there is nothing to import: declare it in the \
-             configuration and apply (with `force = true` to take over fields another manager owns).",
-        )))
+        let TargetKind::Fixed(fixed) = &self.info().target else {
+            return Err(not_importable(&req.type_name));
+        };
+        if !self.kind.importable() {
+            return Err(not_importable(&req.type_name));
+        }
+        let conn = self.ctx.connection().map_err(diag)?;
+        let (namespace, name) = crate::resource::parse_import_id(&req.id, fixed.namespaced).map_err(diag)?;
+        let located = Value::object([(
+            "metadata",
+            Value::List(vec![Value::object([
+                ("name", Value::string(name)),
+                ("namespace", Value::from(namespace)),
+            ])]),
+        )]);
+        let target = self.resolve_served(&located).await?;
+        // No prior: the object's user-written labels and annotations show, as on any import.
+        lifecycle::import(&conn.client, &target, req.type_name, |live| {
+            let mut state = self.state_of(live, &Value::Null);
+            let id = self.id_of(&state);
+            state.set("id", Value::from(id));
+            state
+        })
+        .await
     }
+}
+
+fn not_importable(type_name: &str) -> Diagnostics {
+    diag(Diagnostic::error(
+        format!("{type_name} cannot be imported"),
+        "It claims only the fields it sets, so there is nothing to import: declare it in the \
+         configuration and apply (with `force = true` to take over fields another manager owns).",
+    ))
 }
 
 /// An error when a label map sets the estate label, which marks the objects an estate owns:

@@ -67,6 +67,11 @@ impl PatchKind for DefaultServiceAccount {
     fn create_wait(&self, value: &Value) -> Option<Duration> {
         Some(timeouts::of(value, "create", DEFAULT_CREATE_TIMEOUT))
     }
+
+    /// hashicorp's type imports with the typed service account's importer.
+    fn importable(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
