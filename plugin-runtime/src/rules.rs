@@ -418,68 +418,6 @@ pub fn with_defaults(block: &Block, config: &Value, keep: &dyn Fn(&Value) -> boo
     Value::Object(out)
 }
 
-/// A legacy resource's applied state as the legacy SDK's was, what the server reads back:
-/// `applied` with the `observed` value wherever the two are known, differ and the attribute's
-/// equivalence holds (`500m` for a configured `0.5`), and the observed elements of a computed
-/// block `applied` has none of. Set elements are left alone.
-pub fn legacy_applied(block: &Block, applied: &Value, observed: &Value) -> Value {
-    let block = &*block.nested_as_blocks();
-    let (Value::Object(fields), Value::Object(seen)) = (applied.plain(), observed.plain()) else {
-        return applied.clone();
-    };
-    let mut out = fields.clone();
-    for attribute in &block.attributes {
-        let (Some(equivalence), Some(value), Some(read)) = (
-            &attribute.rules.equivalence,
-            out.get_mut(&attribute.name),
-            seen.get(&attribute.name),
-        ) else {
-            continue;
-        };
-        if value != read
-            && value.is_wholly_known()
-            && !value.is_null()
-            && !read.is_null()
-            && equivalence.equivalent(value, read)
-        {
-            *value = read.clone();
-        }
-    }
-    for nested in &block.blocks {
-        let (Some(value), Some(read)) = (out.get_mut(&nested.type_name), seen.get(&nested.type_name)) else {
-            continue;
-        };
-        if nested.computed && value.elements().is_empty() && !read.elements().is_empty() {
-            *value = read.clone();
-            continue;
-        }
-        let inner = &nested.block;
-        *value = match (value.plain(), read.plain()) {
-            (Value::List(items), Value::List(reads)) if items.len() == reads.len() => Value::List(
-                items
-                    .iter()
-                    .zip(reads)
-                    .map(|(i, r)| legacy_applied(inner, i, r))
-                    .collect(),
-            ),
-            (Value::Map(items), Value::Map(reads)) if nested.nesting == Nesting::Map => Value::Map(
-                items
-                    .iter()
-                    .map(|(k, i)| {
-                        let taken = reads
-                            .get(k)
-                            .map_or_else(|| i.clone(), |r| legacy_applied(inner, i, r));
-                        (k.clone(), taken)
-                    })
-                    .collect(),
-            ),
-            (Value::Object(_), Value::Object(_)) => legacy_applied(inner, value, read),
-            _ => continue,
-        };
-    }
-    Value::Object(out)
-}
-
 /// The paths whose planned change replaces the object (the engine keeps those that differ):
 /// every replace attribute present before or after, every replace block whose number of
 /// elements changes, and a set block holding any replace rule, which changes whole.
@@ -692,30 +630,6 @@ mod tests {
             legacy.get("probe").elements()[0].get("image"),
             &Value::string("nginx"),
             "a legacy resource keeps the prior's equivalent form, as the legacy SDK's suppression did"
-        );
-    }
-
-    #[test]
-    fn an_applied_value_takes_the_equivalent_read_back() {
-        let applied = probe(vec![
-            ("image", Value::string("NGINX")),
-            ("scheme", Value::string("HTTP")),
-        ]);
-        let observed = probe(vec![
-            ("image", Value::string("nginx")),
-            ("scheme", Value::string("HTTPS")),
-        ]);
-        let got = legacy_applied(&schema(), &applied, &observed);
-        let element = &got.get("probe").elements()[0];
-        assert_eq!(
-            element.get("image"),
-            &Value::string("nginx"),
-            "equivalent: the read-back"
-        );
-        assert_eq!(
-            element.get("scheme"),
-            &Value::string("HTTP"),
-            "no equivalence: as applied"
         );
     }
 

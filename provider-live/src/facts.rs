@@ -208,8 +208,18 @@ pub fn is_sdk_v2(type_name: &str) -> bool {
 /// the object, computed ones included, holds its zero value (hashicorp's state has `0` for a
 /// ClusterIP Service port's `node_port`). Set elements are left alone: the engine pairs them
 /// with the configuration's by their whole value. Optional attributes get the same from
-/// [`sdk_zero_defaults`] at plan; this covers what only a read fills.
-pub fn sdk_read_zeros(block: &Block, state: &mut Value) {
+/// [`sdk_zero_defaults`] at plan; this covers what only a read fills, and the type's
+/// `reads_zero` attributes for a data source, whose read is its resource's.
+pub fn sdk_read_zeros(type_name: &str, block: &Block, state: &mut Value) {
+    for fact in of(type_name).iter().filter(|f| f.kind == "reads_zero") {
+        let present_and_null = state
+            .entries()
+            .and_then(|e| e.get(fact.path))
+            .is_some_and(Value::is_null);
+        if present_and_null && let Ok(zero) = serde_json::from_str(fact.argument) {
+            state.set(fact.path, Value::from_json(&zero));
+        }
+    }
     for nested in &block.nested_as_blocks().blocks {
         if !matches!(nested.type_name.as_str(), "metadata" | "timeouts") {
             zeros_in(nested, state.get_mut(&nested.type_name));

@@ -177,7 +177,7 @@ impl<K: Kind> TypedResource<K> {
         // its zero value, and the Terraform-only settings (`wait_for_rollout`) are not in it.
         let mut state = rules::with_defaults(self.block(), &plan::conform(self.block(), state), &|_| true);
         if facts::is_sdk_v2(info.type_name) {
-            facts::sdk_read_zeros(self.block(), &mut state);
+            facts::sdk_read_zeros(info.type_name, self.block(), &mut state);
         }
         state
     }
@@ -283,10 +283,13 @@ impl<K: Kind> TypedResource<K> {
             }
         };
         let observed = self.state_of(&applied, planned);
-        let mut state = plan::settle(planned, &observed);
-        if self.legacy_type_system() {
-            state = rules::legacy_applied(self.block(), &state, &observed);
-        }
+        // A legacy-SDK resource's state is what the server reads back, as hashicorp's is (the
+        // engine accepts it); otherwise every value the plan promised stays as planned.
+        let state = if self.legacy_type_system() {
+            observed
+        } else {
+            plan::settle(planned, &observed)
+        };
         Ok((state, guard::fingerprint(Some(&applied), FIELD_MANAGER, b"")))
     }
 
