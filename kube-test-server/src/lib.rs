@@ -45,6 +45,7 @@ pub mod kinds;
 pub mod kubeconfig;
 pub mod kubelet;
 pub mod meta;
+pub mod names;
 pub mod openapi;
 pub mod policies;
 pub mod protobuf;

@@ -317,7 +317,7 @@ impl Parser {
         let Token::Identifier(key) = tok else {
             return Err(format!("found '{}', expected: identifier", tok.literal()));
         };
-        if let Some(msg) = crate::validation::qualified_name_errors(&key).into_iter().next() {
+        if let Some(msg) = crate::names::qualified_name_errors(&key).into_iter().next() {
             return Err(format!("key: Invalid value: {key:?}: {msg}"));
         }
         let next = self.lookahead(Context::Values);
@@ -352,7 +352,7 @@ impl Parser {
             _ => self.parse_exact_value()?,
         };
         for value in &values {
-            if let Some(msg) = crate::validation::label_value_errors(value).into_iter().next() {
+            if let Some(msg) = crate::names::label_value_errors(value).into_iter().next() {
                 return Err(format!("values[0][{key}]: Invalid value: {value:?}: {msg}"));
             }
         }
