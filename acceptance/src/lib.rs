@@ -5,7 +5,6 @@
 pub mod build;
 pub mod cluster;
 pub mod engine;
-pub mod fault_proxy;
 pub mod flaky;
 pub mod hcl;
 pub mod mirror;

@@ -105,7 +105,9 @@ fn module_uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
             .and_then(|s| s.to_str())
             .unwrap_or_default()
             .to_string();
-        if path.extension().is_some_and(|e| e == "rs") && !["lib", "main", "layering"].contains(&name.as_str()) {
+        if path.extension().is_some_and(|e| e == "rs")
+            && !["lib", "main", "layering"].contains(&name.as_str())
+        {
             visit(&name, &path);
         } else if path.is_dir() && name != "bin" {
             for sub in std::fs::read_dir(&path).expect("a module folder") {
