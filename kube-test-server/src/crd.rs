@@ -1,9 +1,10 @@
 //! CustomResourceDefinitions (apiextensions.k8s.io/v1) and the kinds they serve, as the real
 //! apiserver's apiextensions part does it (compared with a v1.36 apiserver, see below):
 //!
-//! - the definition's own registry: defaults (`conversion`, `names.singular`/`listKind`),
-//!   validation of the basics (name = plural.group, scope, exactly one storage version, a
-//!   schema per version), the initial status, and deletion behind the
+//! - the definition's own registry: defaults (`conversion`, `names.singular`/`listKind`;
+//!   `defaults/apiextensions.rs`), validation of the basics (name = plural.group, scope, exactly
+//!   one storage version, a schema per version; `validation/apiextensions.rs`), the initial
+//!   status, and deletion behind the
 //!   `customresourcecleanup` finalizer, which deletes every object of the kind first;
 //! - the establishing controller: shortly after a write it accepts the names (unless another
 //!   definition of the group uses them) and sets `NamesAccepted` and `Established`;
