@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod cluster;
+pub mod corpus;
 pub mod engine;
 pub mod flaky;
 pub mod hcl;
