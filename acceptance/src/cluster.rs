@@ -150,6 +150,13 @@ impl Cluster {
         self.kubectl_with(&self.kubeconfig, args)
     }
 
+    /// [`Cluster::kubectl`], which must succeed: panics with kubectl's output otherwise.
+    pub fn kubectl_ok(&self, args: &[&str]) -> EngineOutput {
+        let out = self.kubectl(args);
+        assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
+        out
+    }
+
     /// Runs kubectl as `user` (see [`Cluster::kubeconfig_for`]).
     pub fn kubectl_as(&self, user: &str, args: &[&str]) -> EngineOutput {
         self.kubectl_with(&self.kubeconfig_for(user), args)
@@ -160,8 +167,7 @@ impl Cluster {
         let mut all = vec!["get"];
         all.extend_from_slice(args);
         all.extend_from_slice(&["-o", "json"]);
-        let out = self.kubectl(&all);
-        assert!(out.success(), "kubectl {}:\n{out}", all.join(" "));
+        let out = self.kubectl_ok(&all);
         serde_json::from_str(&out.stdout)
             .unwrap_or_else(|e| panic!("kubectl {} printed no JSON ({e})", all.join(" ")))
     }

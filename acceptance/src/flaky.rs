@@ -1,4 +1,4 @@
-//! Issue 29's estate behind the fault proxy ([`crate::fault_proxy`]): 37 objects (a Namespace,
+//! Issue 29's estate behind the fault proxy (the `fault-proxy` crate): 37 objects (a Namespace,
 //! ConfigMaps, Secrets, ServiceAccounts, a Service, a Role and RoleBinding, a Deployment, and
 //! ConfigMaps named by the server with `generate_name`) and the estate's recorded outputs (four
 //! output Secrets and a reader's grant, through choudoufu/records), applied, planned and
@@ -10,9 +10,9 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::fault_proxy::{FaultPlan, FaultProxy};
 use crate::hcl::{LiveDir, quote, unique_name};
 use crate::{Cluster, EngineOutput};
+use fault_proxy::{FaultPlan, FaultProxy};
 
 /// ConfigMaps, Secrets and ServiceAccounts of the estate (besides the rest).
 pub const CONFIG_MAPS: usize = 20;

@@ -4,8 +4,8 @@
 
 pub mod build;
 pub mod cluster;
+pub mod corpus;
 pub mod engine;
-pub mod fault_proxy;
 pub mod flaky;
 pub mod hcl;
 pub mod mirror;

@@ -8,6 +8,12 @@ use serde_json::Value;
 
 use crate::Cluster;
 
+/// `text` as a Secret's `data` holds it: standard base64.
+pub fn base64_of(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
 /// An object as kubectl names it: resource (`deployments.apps`), namespace, name.
 pub type Target = (String, Option<String>, String);
 

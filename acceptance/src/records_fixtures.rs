@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::{Cluster, Engine};
 
-/// The estate label every recorded Secret carries.
+/// The estate label every object of an estate carries, its recorded Secrets too.
 pub const ESTATE_LABEL: &str = "tofu-estate";
 
 /// The nested output, as the producer writes it in HCL and as `jsonencode` prints it.
@@ -286,11 +286,5 @@ pub fn kubectl_create(cluster: &Cluster, yaml: &str) {
         .tempfile()
         .expect("a temporary manifest file");
     std::fs::write(file.path(), yaml).expect("write the manifest");
-    kubectl_ok(cluster, &["create", "-f", &file.path().to_string_lossy()]);
-}
-
-/// Runs kubectl as the admin and panics with its output when it fails.
-pub fn kubectl_ok(cluster: &Cluster, args: &[&str]) {
-    let out = cluster.kubectl(args);
-    assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
+    cluster.kubectl_ok(&["create", "-f", &file.path().to_string_lossy()]);
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::Value;
 
+use crate::records_fixtures::{ESTATE_LABEL, records_namespace};
 use crate::{Cluster, Engine, EngineOutput, PlanSummary, paths};
 
 /// What a stage's check returns: `Err` says which expectation failed and what was seen instead.
@@ -26,9 +27,6 @@ macro_rules! ensure {
         }
     };
 }
-
-/// The label every object of an estate carries.
-pub const ESTATE_LABEL: &str = "tofu-estate";
 
 /// The reference estates (`examples/network`, `examples/app`): folder and estate name alike.
 const ESTATES: [&str; 2] = ["network", "app"];
@@ -192,11 +190,6 @@ fn engine_for(workdir: &Path, kubeconfig: &Path) -> Engine {
     Engine::new(workdir)
         .env("TF_VAR_kubeconfig", &kubeconfig.to_string_lossy())
         .timeout(ENGINE_TIMEOUT)
-}
-
-/// The namespace holding `estate`'s recorded outputs.
-pub fn records_namespace(estate: &str) -> String {
-    format!("tofu-records-{estate}")
 }
 
 /// Copies a root module's `.tf` files (not its `.terraform` folder or state) into `to`.

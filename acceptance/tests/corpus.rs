@@ -8,9 +8,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use acceptance::Cluster;
+use acceptance::corpus;
 use acceptance::hcl::{LiveDir, quote, unique_name};
 use acceptance::objects::{Target, described, kubectl_get, kubectl_per_namespace, kubectl_target};
 use serde_json::Value;
@@ -23,48 +24,20 @@ struct Module {
     body: String,
 }
 
-fn corpus_dir() -> PathBuf {
-    acceptance::paths::workspace_root().join("acceptance/corpus")
-}
-
 /// The corpus, names made unique with `run` (`corpus-…` and `corpus.example.com`): every
-/// file, and for each `_v1` file whose deprecated unversioned name has no file of its own, the
-/// same configuration under that name ([`unversioned`]).
+/// file, and each `_v1` file's configuration under its deprecated unversioned name
+/// ([`unversioned`]).
 fn modules(run: &str) -> Vec<Module> {
-    let mut files: Vec<PathBuf> = fs::read_dir(corpus_dir())
-        .expect("acceptance/corpus")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tf"))
-        .collect();
-    files.sort();
-    let written: BTreeSet<String> = files
-        .iter()
-        .filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned()))
-        .collect();
-    let reference = reference_types();
-    let mut modules = Vec::new();
-    for path in files {
-        let type_name = path
-            .file_stem()
-            .expect("a file name")
-            .to_string_lossy()
-            .into_owned();
-        let text = fs::read_to_string(&path).expect("a corpus file");
-        if let Some(old) = type_name.strip_suffix("_v1")
-            && reference.contains(old)
-            && !written.contains(old)
-        {
-            modules.push(Module {
-                type_name: old.to_string(),
-                body: uniquely_named(&unversioned(&text, &type_name, old), run),
-            });
-        }
-        modules.push(Module {
-            body: uniquely_named(&text, run),
-            type_name,
-        });
-    }
-    modules
+    corpus::files("corpus")
+        .into_iter()
+        .map(|f| Module {
+            body: match &f.v1 {
+                Some(v1) => uniquely_named(&unversioned(&f.text, v1, &f.type_name), run),
+                None => uniquely_named(&f.text, run),
+            },
+            type_name: f.type_name,
+        })
+        .collect()
 }
 
 /// `text` with its names made unique to `run`.
@@ -99,37 +72,13 @@ fn unversioned(text: &str, v1: &str, old: &str) -> String {
         .join("\n")
 }
 
-/// Every resource type of hashicorp/kubernetes 3.4.0, from the reference.
-fn reference_types() -> BTreeSet<String> {
-    let path = acceptance::paths::workspace_root().join("reference/hashicorp-kubernetes-3.4.0.paths.tsv");
-    fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .filter_map(|line| {
-            let mut columns = line.split('\t');
-            (columns.next() == Some("resource")).then(|| columns.next().map(str::to_string))?
-        })
-        .collect()
-}
-
 /// The main configuration: every module, each with provider-live as its `kubernetes`.
 fn write_modules(dir: &Path, modules: &[Module]) -> String {
-    let mut main = String::new();
-    for m in modules {
-        let folder = dir.join(&m.type_name);
-        fs::create_dir_all(&folder).expect("a module folder");
-        fs::write(
-            folder.join("versions.tf"),
-            "terraform {\n  required_providers {\n    kubernetes = {\n      source = \"choudoufu/live\"\n    }\n  }\n}\n",
-        )
-        .expect("versions.tf");
-        fs::write(folder.join("main.tf"), &m.body).expect("main.tf");
-        main.push_str(&format!(
-            "module \"{0}\" {{\n  source = \"./{0}\"\n}}\n\n",
-            m.type_name
-        ));
-    }
-    main
+    let modules: Vec<(&str, &str, String)> = modules
+        .iter()
+        .map(|m| (m.type_name.as_str(), m.body.as_str(), String::new()))
+        .collect();
+    corpus::write_modules(dir, "", &modules)
 }
 
 /// Every managed resource of the modules in the state: address to `(type, values)`.

@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::objects::base64_of;
 use acceptance::requests::RequestCounts;
 use acceptance::{Cluster, EngineOutput};
 use serde_json::Value;
@@ -157,11 +158,6 @@ spec:
 }
 
 const PASSWORD: &str = "s3cr3t-data-source-value";
-
-fn base64_of(text: &str) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.encode(text)
-}
 
 /// One data source per type of the reference (both names where hashicorp has two), and
 /// outputs of what each read.

@@ -1,4 +1,4 @@
-//! A flaky API server (issue 29), through the fault proxy of `acceptance::fault_proxy` in front
+//! A flaky API server (issue 29), through the fault proxy (the `fault-proxy` crate) in front
 //! of the cluster: an estate of 37 objects (a Namespace, ConfigMaps, Secrets, ServiceAccounts, a
 //! Service, a Role and RoleBinding, a Deployment, two `generate_name` ConfigMaps) and its
 //! recorded outputs applies, plans empty, updates and destroys without a re-run at 20 % mixed
@@ -14,10 +14,10 @@
 use std::fs;
 use std::time::{Duration, Instant};
 
-use acceptance::fault_proxy::{Fault, FaultPlan, Scope};
 use acceptance::flaky::{Flaky, GENERATED, MANY_GENERATED, show};
 use acceptance::hcl::quote;
 use acceptance::{Cluster, EngineOutput};
+use fault_proxy::{Fault, FaultPlan, Scope};
 
 /// `apply`, which must succeed the first time.
 fn apply_ok(flaky: &Flaky, what: &str) {

@@ -13,15 +13,9 @@
 
 use std::io::Read as _;
 
+use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
-use acceptance::{Cluster, EngineOutput};
 use serde_json::{Value, json};
-
-fn kubectl_ok(cluster: &Cluster, args: &[&str]) -> EngineOutput {
-    let out = cluster.kubectl(args);
-    assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
-    out
-}
 
 /// The root outputs of the state in `dir` (`output -json`), by name.
 fn outputs(dir: &LiveDir) -> Value {
@@ -177,10 +171,7 @@ output "bad" {
 
 /// The API server URL and CA bundle (PEM) of the admin kubeconfig.
 fn server_and_ca(cluster: &Cluster) -> (String, String) {
-    let out = kubectl_ok(
-        cluster,
-        &["config", "view", "--raw", "--minify", "--flatten", "-o", "json"],
-    );
+    let out = cluster.kubectl_ok(&["config", "view", "--raw", "--minify", "--flatten", "-o", "json"]);
     let config: Value = serde_json::from_str(&out.stdout).expect("kubectl config view prints JSON");
     let cluster_entry = &config["clusters"][0]["cluster"];
     let server = cluster_entry["server"]
@@ -215,22 +206,19 @@ fn an_ephemeral_token_configures_a_second_provider_and_is_never_stored() {
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "eph-token");
     let account = "writer";
-    kubectl_ok(&cluster, &["create", "serviceaccount", account, "-n", &ns.name]);
-    kubectl_ok(
-        &cluster,
-        &[
-            "create",
-            "role",
-            "config-map-writer",
-            "--verb=get,list,watch,create,update,patch,delete",
-            "--resource=configmaps",
-            "-n",
-            &ns.name,
-        ],
-    );
+    cluster.kubectl_ok(&["create", "serviceaccount", account, "-n", &ns.name]);
+    cluster.kubectl_ok(&[
+        "create",
+        "role",
+        "config-map-writer",
+        "--verb=get,list,watch,create,update,patch,delete",
+        "--resource=configmaps",
+        "-n",
+        &ns.name,
+    ]);
     // Every token of this server starts with the same JWT header: the string looked for in
     // the state and the plan.
-    let sample = kubectl_ok(&cluster, &["create", "token", account, "-n", &ns.name]);
+    let sample = cluster.kubectl_ok(&["create", "token", account, "-n", &ns.name]);
     let header = sample
         .stdout
         .trim()
@@ -283,18 +271,15 @@ resource "kubernetes_config_map_v1" "by_token" {{
     let account_user = format!("system:serviceaccount:{}:{account}", ns.name);
     assert!(refused.flat().contains(&account_user), "{refused}");
 
-    kubectl_ok(
-        &cluster,
-        &[
-            "create",
-            "rolebinding",
-            "writer-writes",
-            "--role=config-map-writer",
-            &format!("--serviceaccount={}:{account}", ns.name),
-            "-n",
-            &ns.name,
-        ],
-    );
+    cluster.kubectl_ok(&[
+        "create",
+        "rolebinding",
+        "writer-writes",
+        "--role=config-map-writer",
+        &format!("--serviceaccount={}:{account}", ns.name),
+        "-n",
+        &ns.name,
+    ]);
     let plan_file = dir.path().join("token.tfplan");
     let plan_arg = format!("-out={}", plan_file.display());
     let plan = dir.run(&["plan", "-input=false", &plan_arg]);
@@ -389,10 +374,7 @@ ephemeral "kubernetes_certificate_signing_request_v1" "client" {{
     ));
     let right = dir.apply();
     assert!(right.success(), "the signed certificate is handed over:\n{right}");
-    let left = kubectl_ok(
-        &cluster,
-        &["get", "csr", &name, "--ignore-not-found", "-o", "name"],
-    );
+    let left = cluster.kubectl_ok(&["get", "csr", &name, "--ignore-not-found", "-o", "name"]);
     assert_eq!(left.stdout.trim(), "", "the request is deleted once read");
     let state = std::fs::read_to_string(dir.path().join("terraform.tfstate")).unwrap_or_default();
     assert!(

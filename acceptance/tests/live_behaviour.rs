@@ -5,8 +5,9 @@
 //! labels and annotations are kept exactly, the estate label is on every object but never in a
 //! plan, a bad estate fails validate, and a Secret's data never reaches output or logs.
 
+use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, string_map, unique_name};
-use acceptance::{Cluster, EngineOutput};
+use acceptance::objects::base64_of;
 use serde_json::Value;
 
 /// A `kubernetes_config_map` resource `address_name` for object `name` in `ns` with `data`.
@@ -21,21 +22,12 @@ fn config_map(address_name: &str, name: &str, ns: &str, data: &[(&str, &str)]) -
     )
 }
 
-fn kubectl_ok(cluster: &Cluster, args: &[&str]) -> EngineOutput {
-    let out = cluster.kubectl(args);
-    assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
-    out
-}
-
 /// A ConfigMap made with kubectl, labelled `tofu-estate=<estate>` when `estate` is given.
 fn precreate(cluster: &Cluster, ns: &str, name: &str, estate: Option<&str>) -> Value {
-    kubectl_ok(
-        cluster,
-        &["create", "configmap", name, "-n", ns, "--from-literal=k=before"],
-    );
+    cluster.kubectl_ok(&["create", "configmap", name, "-n", ns, "--from-literal=k=before"]);
     if let Some(estate) = estate {
         let label = format!("tofu-estate={estate}");
-        kubectl_ok(cluster, &["label", "configmap", name, "-n", ns, &label]);
+        cluster.kubectl_ok(&["label", "configmap", name, "-n", ns, &label]);
     }
     cluster.get_json(&["configmap", name, "-n", ns])
 }
@@ -117,10 +109,7 @@ fn stale_plan_is_refused_then_accepted_once_reverted() {
     // Someone edits the object between plan and apply.
     let patch = |value: &str| {
         let body = format!("{{\"data\":{{\"k\":{value:?}}}}}");
-        kubectl_ok(
-            &cluster,
-            &["patch", "configmap", "cfg", "-n", ns, "--type=merge", "-p", &body],
-        );
+        cluster.kubectl_ok(&["patch", "configmap", "cfg", "-n", ns, "--type=merge", "-p", &body]);
         cluster.get_json(&["configmap", "cfg", "-n", ns])
     };
     let moved = patch("by-hand");
@@ -195,21 +184,15 @@ fn fields_of_other_managers_never_become_diffs() {
 
     // An autoscaler (here kubectl, another field manager) sets replicas; kubectl's restart
     // annotation lands on the object.
-    kubectl_ok(
-        &cluster,
-        &["scale", "deployment", "web", "-n", ns, "--replicas=3"],
-    );
-    kubectl_ok(
-        &cluster,
-        &[
-            "annotate",
-            "deployment",
-            "web",
-            "-n",
-            ns,
-            "kubectl.kubernetes.io/restartedAt=2026-01-01T00:00:00Z",
-        ],
-    );
+    cluster.kubectl_ok(&["scale", "deployment", "web", "-n", ns, "--replicas=3"]);
+    cluster.kubectl_ok(&[
+        "annotate",
+        "deployment",
+        "web",
+        "-n",
+        ns,
+        "kubectl.kubernetes.io/restartedAt=2026-01-01T00:00:00Z",
+    ]);
     let plan = work.plan_exit();
     assert_eq!(
         plan.code, 0,
@@ -263,21 +246,18 @@ fn estate_label_on_every_object_but_never_in_output_and_secrets_never_shown() {
         out
     };
     let create = apply("1");
-    let listed = kubectl_ok(
-        &cluster,
-        &[
-            "get",
-            "configmap/cfg",
-            "secret/db",
-            "serviceaccount/app",
-            "service/web",
-            "-n",
-            ns,
-            "-L",
-            "tofu-estate",
-            "--no-headers",
-        ],
-    );
+    let listed = cluster.kubectl_ok(&[
+        "get",
+        "configmap/cfg",
+        "secret/db",
+        "serviceaccount/app",
+        "service/web",
+        "-n",
+        ns,
+        "-L",
+        "tofu-estate",
+        "--no-headers",
+    ]);
     let rows: Vec<&str> = listed.stdout.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(rows.len(), 4, "{listed}");
     for row in rows {
@@ -316,11 +296,6 @@ fn estate_label_on_every_object_but_never_in_output_and_secrets_never_shown() {
 }
 
 /// Standard base64 of `text`, as the API stores Secret data.
-fn base64_of(text: &str) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.encode(text)
-}
-
 #[test]
 fn bad_estate_fails_validate_and_v1_names_validate() {
     let cluster = Cluster::start();

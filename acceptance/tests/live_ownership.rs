@@ -3,15 +3,9 @@
 //! and none of it becomes a diff or makes a saved plan stale, while a change to a field this
 //! configuration manages still does; and a destroy never deletes an object that replaced ours.
 
+use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
-use acceptance::{Cluster, EngineOutput};
 use serde_json::{Value, json};
-
-fn kubectl_ok(cluster: &Cluster, args: &[&str]) -> EngineOutput {
-    let out = cluster.kubectl(args);
-    assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
-    out
-}
 
 /// A Deployment `web` without `replicas`, with an annotation of ours on its pod template and
 /// env `REV` = `rev`; each apply waits for its rollout.
@@ -65,7 +59,7 @@ fn kubectl_rollout_restart_makes_no_diff() {
 
     // kubectl's strategic merge patch puts restartedAt into the pod template's annotations,
     // beside ours, under its own field manager (kube-golden 23).
-    kubectl_ok(&cluster, &["rollout", "restart", "deployment/web", "-n", ns]);
+    cluster.kubectl_ok(&["rollout", "restart", "deployment/web", "-n", ns]);
     let restarted = deployment(&cluster, ns)["spec"]["template"]["metadata"]["annotations"]
         ["kubectl.kubernetes.io/restartedAt"]
         .clone();
@@ -101,7 +95,7 @@ fn a_saved_plan_survives_kubectl_scale_but_not_a_change_to_a_managed_field() {
     work.write(&web(ns, "2"));
     let plan = work.run(&["plan", "-input=false", "-out=scaled.tfplan"]);
     assert!(plan.success(), "plan failed:\n{plan}");
-    kubectl_ok(&cluster, &["scale", "deployment/web", "-n", ns, "--replicas=3"]);
+    cluster.kubectl_ok(&["scale", "deployment/web", "-n", ns, "--replicas=3"]);
     let out = work.run(&["apply", "-input=false", "scaled.tfplan"]);
     assert!(out.success(), "kubectl scale made the saved plan stale:\n{out}");
     let live = deployment(&cluster, ns);
@@ -120,10 +114,7 @@ fn a_saved_plan_survives_kubectl_scale_but_not_a_change_to_a_managed_field() {
     work.write(&web(ns, "3"));
     let plan = work.run(&["plan", "-input=false", "-out=edited.tfplan"]);
     assert!(plan.success(), "plan failed:\n{plan}");
-    kubectl_ok(
-        &cluster,
-        &["set", "env", "deployment/web", "-n", ns, "REV=by-hand"],
-    );
+    cluster.kubectl_ok(&["set", "env", "deployment/web", "-n", ns, "REV=by-hand"]);
     let moved = deployment(&cluster, ns);
     let out = work.run(&["apply", "-input=false", "edited.tfplan"]);
     assert!(!out.success(), "a stale plan was applied:\n{out}");
@@ -158,20 +149,17 @@ fn destroy_refuses_an_object_that_replaced_ours() {
     assert!(plan.success(), "plan -destroy failed:\n{plan}");
     // Between plan and apply, the object is deleted and another of the same name (even with
     // this estate's label) takes its place.
-    kubectl_ok(&cluster, &["delete", "configmap", "cfg", "-n", ns]);
-    kubectl_ok(
-        &cluster,
-        &[
-            "create",
-            "configmap",
-            "cfg",
-            "-n",
-            ns,
-            "--from-literal=k=someone-elses",
-        ],
-    );
+    cluster.kubectl_ok(&["delete", "configmap", "cfg", "-n", ns]);
+    cluster.kubectl_ok(&[
+        "create",
+        "configmap",
+        "cfg",
+        "-n",
+        ns,
+        "--from-literal=k=someone-elses",
+    ]);
     let label = format!("tofu-estate={estate}");
-    kubectl_ok(&cluster, &["label", "configmap", "cfg", "-n", ns, &label]);
+    cluster.kubectl_ok(&["label", "configmap", "cfg", "-n", ns, &label]);
     let replacement = cluster.get_json(&["configmap", "cfg", "-n", ns]);
     assert_ne!(replacement["metadata"]["uid"], ours["metadata"]["uid"]);
 

@@ -11,14 +11,10 @@ use std::time::{Duration, Instant};
 
 use acceptance::engine::collect;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::objects::base64_of;
 use acceptance::{Cluster, EngineOutput};
 
 /// Standard base64 of `text`, as the API stores Secret data.
-fn base64_of(text: &str) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.encode(text)
-}
-
 /// Secret `db` in `ns` with `password` in `data` and `user` in `stringData`, both marked
 /// sensitive, and labels `labels`.
 fn secret_manifest(ns: &str, password: &str, user: &str, labels: &str) -> String {

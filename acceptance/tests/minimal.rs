@@ -17,6 +17,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use acceptance::Cluster;
+use acceptance::corpus::{self, reference_rows};
 use acceptance::hcl::{LiveDir, quote, unique_name};
 use acceptance::objects::{Target, described, kubectl_get, kubectl_target};
 use serde_json::Value;
@@ -26,17 +27,7 @@ use serde_json::Value;
 const PARALLEL: [&str; 2] = ["-input=false", "-parallelism=16"];
 
 fn corpus_dir() -> PathBuf {
-    acceptance::paths::workspace_root().join("acceptance/corpus-minimal")
-}
-
-fn reference_rows() -> Vec<Vec<String>> {
-    let path = acceptance::paths::workspace_root().join("reference/hashicorp-kubernetes-3.4.0.paths.tsv");
-    fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
+    corpus::dir("corpus-minimal")
 }
 
 /// The exceptions the corpus records (`exceptions.tsv`): type to `(exception, source)`.
@@ -74,67 +65,42 @@ struct Module {
     suffix: String,
 }
 
-/// Every file of the corpus, and for each `_v1` file whose deprecated unversioned name has no
-/// file of its own, the same configuration under that name (hashicorp gives both one schema),
-/// with names suffixed `<run>-u`.
+/// Every file of the corpus, and each `_v1` file's configuration under its deprecated
+/// unversioned name, with names suffixed `<run>-u`.
 fn modules(run: &str) -> Vec<Module> {
-    let mut files: Vec<PathBuf> = fs::read_dir(corpus_dir())
-        .expect("acceptance/corpus-minimal")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tf"))
-        .collect();
-    files.sort();
-    let stem = |p: &Path| p.file_stem().expect("a file name").to_string_lossy().into_owned();
-    let written: BTreeSet<String> = files.iter().map(|p| stem(p)).collect();
-    let reference: BTreeSet<String> = reference_rows()
+    corpus::files("corpus-minimal")
         .into_iter()
-        .filter(|r| r[0] == "resource")
-        .map(|r| r[1].clone())
-        .collect();
-    let mut out = Vec::new();
-    for path in &files {
-        let type_name = stem(path);
-        let body = fs::read_to_string(path).expect("a corpus file");
-        if let Some(old) = type_name.strip_suffix("_v1")
-            && reference.contains(old)
-            && !written.contains(old)
-        {
-            out.push(Module {
-                type_name: old.to_string(),
-                body: body.replace(&format!("\"{type_name}\""), &format!("\"{old}\"")),
+        .map(|f| match f.v1 {
+            Some(v1) => Module {
+                body: f
+                    .text
+                    .replace(&format!("\"{v1}\""), &format!("\"{}\"", f.type_name)),
+                type_name: f.type_name,
                 suffix: format!("{run}-u"),
-            });
-        }
-        out.push(Module {
-            type_name,
-            body,
-            suffix: run.to_string(),
-        });
-    }
-    out
+            },
+            None => Module {
+                type_name: f.type_name,
+                body: f.text,
+                suffix: run.to_string(),
+            },
+        })
+        .collect()
 }
+
+/// The variables every module takes: its names' suffix and the node it may pin pods to.
+const VARIABLES: &str =
+    "\nvariable \"suffix\" {\n  type = string\n}\n\nvariable \"node\" {\n  type = string\n}\n";
 
 /// Writes each module's folder and returns the root configuration calling them all.
 fn write_modules(dir: &Path, modules: &[Module], node: &str) -> String {
-    let mut main = String::new();
-    for m in modules {
-        let folder = dir.join(&m.type_name);
-        fs::create_dir_all(&folder).expect("a module folder");
-        fs::write(
-            folder.join("versions.tf"),
-            "terraform {\n  required_providers {\n    kubernetes = {\n      source = \"choudoufu/live\"\n    }\n  }\n}\n\n\
-             variable \"suffix\" {\n  type = string\n}\n\nvariable \"node\" {\n  type = string\n}\n",
-        )
-        .expect("versions.tf");
-        fs::write(folder.join("main.tf"), &m.body).expect("main.tf");
-        main.push_str(&format!(
-            "module \"{0}\" {{\n  source = \"./{0}\"\n  suffix = {1}\n  node   = {2}\n}}\n\n",
-            m.type_name,
-            quote(&m.suffix),
-            quote(node)
-        ));
-    }
-    main
+    let modules: Vec<(&str, &str, String)> = modules
+        .iter()
+        .map(|m| {
+            let arguments = format!("  suffix = {}\n  node   = {}\n", quote(&m.suffix), quote(node));
+            (m.type_name.as_str(), m.body.as_str(), arguments)
+        })
+        .collect();
+    corpus::write_modules(dir, VARIABLES, &modules)
 }
 
 /// The module's own resource in the state: `module.<type>.<type>.min`.

@@ -11,12 +11,6 @@ use acceptance::hcl::{LiveDir, ScratchNamespace, quote, string_map, unique_name}
 use acceptance::{Cluster, EngineOutput};
 use serde_json::{Value, json};
 
-fn kubectl_ok(cluster: &Cluster, args: &[&str]) -> EngineOutput {
-    let out = cluster.kubectl(args);
-    assert!(out.success(), "kubectl {}:\n{out}", args.join(" "));
-    out
-}
-
 /// The object with its `managedFields` (`kubectl get` hides them by default).
 fn object(cluster: &Cluster, args: &[&str]) -> Value {
     let mut all = args.to_vec();
@@ -53,7 +47,7 @@ fn apply_as(cluster: &Cluster, manager: &str, object: &Value) {
     fs::write(&path, object.to_string()).expect("writing the manifest");
     let manager = format!("--field-manager={manager}");
     let file = path.to_string_lossy().to_string();
-    kubectl_ok(cluster, &["apply", "--server-side", &manager, "-f", &file]);
+    cluster.kubectl_ok(&["apply", "--server-side", &manager, "-f", &file]);
 }
 
 /// `metadata` with a name and, when given, a namespace.
@@ -222,18 +216,15 @@ fn config_map_and_secret_data_claim_only_their_keys() {
 
     // The ConfigMap does not exist yet: a clear error naming it, nothing created.
     work.write(&body("missing", "a", "p1"));
-    kubectl_ok(
-        &cluster,
-        &[
-            "create",
-            "secret",
-            "generic",
-            "sec",
-            "-n",
-            ns,
-            "--from-literal=theirs=t",
-        ],
-    );
+    cluster.kubectl_ok(&[
+        "create",
+        "secret",
+        "generic",
+        "sec",
+        "-n",
+        ns,
+        "--from-literal=theirs=t",
+    ]);
     let out = work.apply();
     assert!(!out.success(), "{out}");
     assert!(
@@ -248,10 +239,7 @@ fn config_map_and_secret_data_claim_only_their_keys() {
         "a patch-style resource created its target"
     );
 
-    kubectl_ok(
-        &cluster,
-        &["create", "configmap", "cfg", "-n", ns, "--from-literal=theirs=t"],
-    );
+    cluster.kubectl_ok(&["create", "configmap", "cfg", "-n", ns, "--from-literal=theirs=t"]);
     work.write(&body("cfg", "a", "p1"));
     let out = work.apply_ok("create");
     assert!(
@@ -276,43 +264,34 @@ fn config_map_and_secret_data_claim_only_their_keys() {
     assert_empty_plan(&work, "create");
 
     // Another writer's key changes make no diff; ours removed by hand does, and apply restores it.
-    kubectl_ok(
-        &cluster,
-        &[
-            "patch",
-            "configmap",
-            "cfg",
-            "-n",
-            ns,
-            "-p",
-            r#"{"data":{"theirs":"t2"}}"#,
-        ],
-    );
+    cluster.kubectl_ok(&[
+        "patch",
+        "configmap",
+        "cfg",
+        "-n",
+        ns,
+        "-p",
+        r#"{"data":{"theirs":"t2"}}"#,
+    ]);
     assert_empty_plan(&work, "another writer's change");
-    kubectl_ok(
-        &cluster,
-        &[
-            "patch",
-            "configmap",
-            "cfg",
-            "-n",
-            ns,
-            "-p",
-            r#"{"data":{"theirs":"t"}}"#,
-        ],
-    );
-    kubectl_ok(
-        &cluster,
-        &[
-            "patch",
-            "configmap",
-            "cfg",
-            "-n",
-            ns,
-            "-p",
-            r#"{"data":{"ours":null}}"#,
-        ],
-    );
+    cluster.kubectl_ok(&[
+        "patch",
+        "configmap",
+        "cfg",
+        "-n",
+        ns,
+        "-p",
+        r#"{"data":{"theirs":"t"}}"#,
+    ]);
+    cluster.kubectl_ok(&[
+        "patch",
+        "configmap",
+        "cfg",
+        "-n",
+        ns,
+        "-p",
+        r#"{"data":{"ours":null}}"#,
+    ]);
     let plan = work.plan_exit();
     assert_eq!(plan.code, 2, "a key of ours removed by hand is no diff:\n{plan}");
     work.apply_ok("restore");
@@ -341,18 +320,15 @@ fn env_claims_variables_of_one_container() {
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "env");
     let ns = ns.name.as_str();
-    kubectl_ok(
-        &cluster,
-        &[
-            "create",
-            "deployment",
-            "web",
-            "-n",
-            ns,
-            "--image=registry.k8s.io/pause:3.10",
-        ],
-    );
-    kubectl_ok(&cluster, &["set", "env", "deployment/web", "-n", ns, "THEIRS=t"]);
+    cluster.kubectl_ok(&[
+        "create",
+        "deployment",
+        "web",
+        "-n",
+        ns,
+        "--image=registry.k8s.io/pause:3.10",
+    ]);
+    cluster.kubectl_ok(&["set", "env", "deployment/web", "-n", ns, "THEIRS=t"]);
     let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
     let body = |container: &str, log: &str| {
         format!(
@@ -436,8 +412,8 @@ fn node_taint_keeps_the_other_taints() {
         json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}}).to_string(),
     )
     .expect("writing the node");
-    kubectl_ok(&cluster, &["create", "-f", &manifest.to_string_lossy()]);
-    kubectl_ok(&cluster, &["taint", "node", name, "other=keep:NoSchedule"]);
+    cluster.kubectl_ok(&["create", "-f", &manifest.to_string_lossy()]);
+    cluster.kubectl_ok(&["taint", "node", name, "other=keep:NoSchedule"]);
 
     let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
     let body = |value: &str| {

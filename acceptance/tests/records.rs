@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 use acceptance::Cluster;
 use acceptance::records_fixtures::{
     BIG, Cleanup, ESTATE_LABEL, NESTED_JSON, PLAIN_OUTPUTS, Producer, Reader, SENSITIVE_OUTPUT, Workdir,
-    annotation, flat, kubectl_create, kubectl_ok, output_secrets, records_namespace, secret_name, snapshot,
-    unique_tag,
+    annotation, flat, kubectl_create, output_secrets, records_namespace, secret_name, snapshot, unique_tag,
 };
 use serde_json::{Value, json};
 
@@ -49,7 +48,7 @@ fn outputs_keep_their_types_only_changes_are_rewritten_and_destroyed_outputs_are
     let mut cleanup = Cleanup::new(&cluster);
     cleanup.add("namespace", &records_namespace(&producer));
     cleanup.add("namespace", &app_ns);
-    kubectl_ok(&cluster, &["create", "namespace", &app_ns]);
+    cluster.kubectl_ok(&["create", "namespace", &app_ns]);
 
     // The producer records strings, a nested object, numbers (int, float, beyond 64 bits)
     // and a sensitive string.
@@ -209,7 +208,7 @@ fn reading_needs_a_grant_by_name_costs_one_get_per_output_and_keeps_sensitive_va
     let view = format!("rec-{tag}-planner-view");
     cleanup.add("clusterrole", &view);
     cleanup.add("clusterrolebinding", &view);
-    kubectl_ok(&cluster, &["create", "namespace", &app_ns]);
+    cluster.kubectl_ok(&["create", "namespace", &app_ns]);
     kubectl_create(
         &cluster,
         &format!(

@@ -8,8 +8,8 @@
 //! identity), else against an in-memory test server per test.
 
 use acceptance::records_fixtures::{
-    Cleanup, Workdir, annotation, flat, kubectl_ok, output_secrets, outputs_resource, records_namespace,
-    records_only, secret_name, unique_tag,
+    Cleanup, Workdir, annotation, flat, output_secrets, outputs_resource, records_namespace, records_only,
+    secret_name, unique_tag,
 };
 use acceptance::{Cluster, Engine};
 use serde_json::{Value, json};
@@ -241,18 +241,15 @@ fn max_age_refuses_outputs_recorded_too_long_ago() {
 
     // The test's clock: the record says it was applied long ago.
     let past = "2020-01-02T03:04:05Z";
-    kubectl_ok(
-        &cluster,
-        &[
-            "annotate",
-            "--overwrite",
-            "secret",
-            &secret_name("gateway_host"),
-            "-n",
-            &records_namespace(&net),
-            &format!("tofu-records/applied-at={past}"),
-        ],
-    );
+    cluster.kubectl_ok(&[
+        "annotate",
+        "--overwrite",
+        "secret",
+        &secret_name("gateway_host"),
+        "-n",
+        &records_namespace(&net),
+        &format!("tofu-records/applied-at={past}"),
+    ]);
     let text = failed_plan(&engine, "a read of outputs older than max_age");
     assert!(
         text.contains(&format!("Outputs of estate \"{net}\" are older than max_age 24h")),

@@ -12,10 +12,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use acceptance::ensure;
+use acceptance::records_fixtures::records_namespace;
 use acceptance::scenario::{
     Check, Estates, ObjectVersion, applied_counts, estate_of, kill_tree, known_differences, pending, read,
-    records_namespace, remove, remove_block, replace_all, resource_change, secret_values, snapshot,
-    snapshot_changes, wait_until, write,
+    remove, remove_block, replace_all, resource_change, secret_values, snapshot, snapshot_changes,
+    wait_until, write,
 };
 use acceptance::{Engine, EngineOutput, PlanSummary};
 use serde_json::Value;

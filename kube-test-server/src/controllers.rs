@@ -11,8 +11,8 @@ use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::meta;
+use crate::pass::Pass;
 use crate::resources::{self, ResourceType};
-use crate::simulation::Pass;
 use crate::state::Shared;
 use crate::store::Store;
 use crate::tls::CaMaterial;
@@ -193,7 +193,9 @@ pub fn fill_service_account_token(st: &Shared, secret: &Value) {
         "kubernetes.io/serviceaccount/service-account.uid": uid,
         "sub": format!("system:serviceaccount:{namespace}:{account}"),
     });
-    let token = crate::subresources::issue_token(st, &claims, &namespace, &account, &uid);
+    let token = st
+        .auth
+        .issue_service_account_token(&claims, &namespace, &account, &uid);
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
     let mut new = old.clone();
     new["metadata"]["annotations"]["kubernetes.io/service-account.uid"] = json!(uid);

@@ -1,9 +1,10 @@
 //! CustomResourceDefinitions (apiextensions.k8s.io/v1) and the kinds they serve, as the real
 //! apiserver's apiextensions part does it (compared with a v1.36 apiserver, see below):
 //!
-//! - the definition's own registry: defaults (`conversion`, `names.singular`/`listKind`),
-//!   validation of the basics (name = plural.group, scope, exactly one storage version, a
-//!   schema per version), the initial status, and deletion behind the
+//! - the definition's own registry: defaults (`conversion`, `names.singular`/`listKind`;
+//!   `defaults/apiextensions.rs`), validation of the basics (name = plural.group, scope, exactly
+//!   one storage version, a schema per version; `validation/apiextensions.rs`), the initial
+//!   status, and deletion behind the
 //!   `customresourcecleanup` finalizer, which deletes every object of the kind first;
 //! - the establishing controller: shortly after a write it accepts the names (unless another
 //!   definition of the group uses them) and sets `NamesAccepted` and `Established`;
@@ -47,13 +48,14 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::defaults::order_keys;
 use crate::meta;
 use crate::resources::{self, ResourceType};
 use crate::semantics::{self, WriteInfo};
 use crate::state::Shared;
 use crate::status::{self, ApiError};
 use crate::store::Store;
-use crate::validation::{self, FieldError};
+use crate::validation;
 
 use structural::Node;
 
@@ -466,168 +468,6 @@ pub fn group_version(st: &Shared, group: &str, version: &str) -> Option<Value> {
 
 // ---- the definition's own registry ----
 
-/// Go field order of the definition's structs, as the apiserver writes them.
-const SPEC_ORDER: &[&str] = &[
-    "group",
-    "names",
-    "scope",
-    "versions",
-    "conversion",
-    "preserveUnknownFields",
-];
-const NAMES_ORDER: &[&str] = &[
-    "plural",
-    "singular",
-    "shortNames",
-    "kind",
-    "listKind",
-    "categories",
-];
-const VERSION_ORDER: &[&str] = &[
-    "name",
-    "served",
-    "storage",
-    "deprecated",
-    "deprecationWarning",
-    "schema",
-    "subresources",
-    "additionalPrinterColumns",
-    "selectableFields",
-];
-/// JSONSchemaProps' field order.
-const SCHEMA_ORDER: &[&str] = &[
-    "id",
-    "$schema",
-    "$ref",
-    "description",
-    "type",
-    "format",
-    "title",
-    "default",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "multipleOf",
-    "enum",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "items",
-    "allOf",
-    "oneOf",
-    "anyOf",
-    "not",
-    "properties",
-    "additionalProperties",
-    "patternProperties",
-    "dependencies",
-    "additionalItems",
-    "definitions",
-    "externalDocs",
-    "example",
-    "nullable",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-embedded-resource",
-    "x-kubernetes-int-or-string",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-list-type",
-    "x-kubernetes-map-type",
-    "x-kubernetes-validations",
-];
-
-/// Puts the keys of `map` in `order` (unknown keys after, as they came).
-fn order_keys(map: &mut Map<String, Value>, order: &[&str]) {
-    let mut out = Map::new();
-    for key in order {
-        if let Some(v) = map.shift_remove(*key) {
-            out.insert((*key).to_string(), v);
-        }
-    }
-    out.extend(std::mem::take(map));
-    *map = out;
-}
-
-/// A schema node in Go order, its property names sorted (a Go map).
-fn order_schema(node: &mut Value) {
-    let Some(map) = node.as_object_mut() else { return };
-    order_keys(map, SCHEMA_ORDER);
-    for key in ["properties", "patternProperties", "definitions"] {
-        if let Some(props) = map.get_mut(key).and_then(Value::as_object_mut) {
-            props.sort_keys();
-            props.values_mut().for_each(order_schema);
-        }
-    }
-    for key in ["items", "additionalProperties", "not", "additionalItems"] {
-        if let Some(v) = map.get_mut(key) {
-            order_schema(v);
-        }
-    }
-    for key in ["allOf", "oneOf", "anyOf"] {
-        for v in map
-            .get_mut(key)
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            order_schema(v);
-        }
-    }
-}
-
-/// `SetDefaults_CustomResourceDefinition`, and the Go field order of what is written.
-pub fn default_definition(obj: &mut Map<String, Value>) {
-    let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {
-        return;
-    };
-    if !spec.get("conversion").is_some_and(Value::is_object) {
-        spec.insert("conversion".into(), json!({"strategy": "None"}));
-    }
-    if let Some(names) = spec.get_mut("names").and_then(Value::as_object_mut) {
-        let kind = names
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        if names
-            .get("singular")
-            .and_then(Value::as_str)
-            .is_none_or(str::is_empty)
-        {
-            names.insert("singular".into(), json!(kind.to_lowercase()));
-        }
-        if !kind.is_empty()
-            && names
-                .get("listKind")
-                .and_then(Value::as_str)
-                .is_none_or(str::is_empty)
-        {
-            names.insert("listKind".into(), json!(format!("{kind}List")));
-        }
-        order_keys(names, NAMES_ORDER);
-    }
-    for version in spec
-        .get_mut("versions")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(v) = version.as_object_mut() {
-            order_keys(v, VERSION_ORDER);
-            if let Some(schema) = v.get_mut("schema").and_then(|s| s.get_mut("openAPIV3Schema")) {
-                order_schema(schema);
-            }
-        }
-    }
-    order_keys(spec, SPEC_ORDER);
-}
-
 /// The status a new definition starts with (`PrepareForCreate`): nothing accepted yet, the
 /// storage version stored.
 pub fn initial_status(obj: &mut Value) {
@@ -644,88 +484,6 @@ pub fn initial_status(obj: &mut Value) {
         "acceptedNames": {"plural": "", "kind": ""},
         "storedVersions": if stored.is_empty() { Value::Null } else { json!(stored) },
     });
-}
-
-/// A version list as the validator prints it (Go field names; schemas and the other nested
-/// parts left out to keep the message short).
-fn printed_versions(versions: &Value) -> String {
-    let items: Vec<String> = versions
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|v| {
-            let flag = |k: &str| v[k].as_bool().unwrap_or(false);
-            format!(
-                "{{\"Name\":{},\"Served\":{},\"Storage\":{},\"Deprecated\":{},\"DeprecationWarning\":{},\"Schema\":null,\"Subresources\":null,\"AdditionalPrinterColumns\":null,\"SelectableFields\":null}}",
-                json!(v["name"].as_str().unwrap_or_default()),
-                flag("served"),
-                flag("storage"),
-                flag("deprecated"),
-                v.get("deprecationWarning").cloned().unwrap_or(Value::Null)
-            )
-        })
-        .collect();
-    format!("[{}]", items.join(","))
-}
-
-/// The basics of `ValidateCustomResourceDefinition`.
-pub fn validate_definition(obj: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let spec = &obj["spec"];
-    let name = obj["metadata"]["name"].as_str().unwrap_or_default();
-    let plural = spec["names"]["plural"].as_str().unwrap_or_default();
-    let group = spec["group"].as_str().unwrap_or_default();
-    if name != format!("{plural}.{group}") {
-        errors.push(FieldError::invalid(
-            "metadata.name",
-            &json!(name),
-            "must be spec.names.plural+\".\"+spec.group",
-        ));
-    }
-    let scope = &spec["scope"];
-    if !matches!(scope.as_str(), Some("Cluster" | "Namespaced")) {
-        errors.push(FieldError::not_supported(
-            "spec.scope",
-            scope,
-            &["Cluster", "Namespaced"],
-        ));
-    }
-    let versions = spec["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let storage: Vec<&str> = versions
-        .iter()
-        .filter(|v| v["storage"] == true)
-        .filter_map(|v| v["name"].as_str())
-        .collect();
-    if storage.len() != 1 {
-        errors.push(FieldError::invalid_printed(
-            "spec.versions",
-            &printed_versions(&spec["versions"]),
-            "must have exactly one version marked as storage version",
-        ));
-    }
-    for (i, version) in versions.iter().enumerate() {
-        if !version["schema"]["openAPIV3Schema"].is_object() {
-            errors.push(FieldError::required(
-                format!("spec.versions[{i}].schema.openAPIV3Schema"),
-                "",
-            ));
-        }
-    }
-    let stored = &obj["status"]["storedVersions"];
-    match (stored.as_array().filter(|s| !s.is_empty()), storage.last()) {
-        (None, _) => errors.push(FieldError::invalid(
-            "status.storedVersions",
-            stored,
-            "must have at least one stored version",
-        )),
-        (Some(list), Some(v)) if !list.iter().any(|s| s == v) => errors.push(FieldError::invalid(
-            "status.storedVersions",
-            stored,
-            &format!("must have the storage version {v}"),
-        )),
-        _ => {}
-    }
-    errors
 }
 
 fn spawn(fut: impl std::future::Future<Output = ()> + Send + 'static) {
@@ -985,75 +743,5 @@ mod tests {
             storage_version_hash("h4probe.example.com", "v1", "Widget"),
             "QDWKm9OI6RQ="
         );
-    }
-
-    fn definition(name: &str, scope: &str, storage: &[bool]) -> Value {
-        let versions: Vec<Value> = storage
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                json!({"name": format!("v{}", i + 1), "served": true, "storage": s,
-                "schema": {"openAPIV3Schema": {"type": "object"}}})
-            })
-            .collect();
-        let mut crd = json!({"metadata": {"name": name}, "spec": {"group": "h4probe.example.com",
-            "names": {"plural": "gadgets", "kind": "Gadget"}, "scope": scope, "versions": versions}});
-        initial_status(&mut crd);
-        crd
-    }
-
-    #[test]
-    fn definitions_are_validated_like_the_apiserver() {
-        assert!(
-            validate_definition(&definition("gadgets.h4probe.example.com", "Namespaced", &[true])).is_empty()
-        );
-        let errors: Vec<String> =
-            validate_definition(&definition("wrong.h4probe.example.com", "Namespaced", &[true]))
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-        assert_eq!(
-            errors,
-            [
-                "metadata.name: Invalid value: \"wrong.h4probe.example.com\": must be spec.names.plural+\".\"+spec.group"
-            ]
-        );
-        // Recorded: scope "Global" and two storage versions.
-        let errors: Vec<String> = validate_definition(&definition(
-            "gadgets.h4probe.example.com",
-            "Global",
-            &[true, true],
-        ))
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-        assert_eq!(
-            errors.join(", "),
-            "spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\", \
-             spec.versions: Invalid value: [{\"Name\":\"v1\",\"Served\":true,\"Storage\":true,\"Deprecated\":false,\"DeprecationWarning\":null,\"Schema\":null,\"Subresources\":null,\"AdditionalPrinterColumns\":null,\"SelectableFields\":null},{\"Name\":\"v2\",\"Served\":true,\"Storage\":true,\"Deprecated\":false,\"DeprecationWarning\":null,\"Schema\":null,\"Subresources\":null,\"AdditionalPrinterColumns\":null,\"SelectableFields\":null}]: must have exactly one version marked as storage version, \
-             status.storedVersions: Invalid value: [\"v1\"]: must have the storage version v2"
-        );
-        let errors: Vec<String> =
-            validate_definition(&definition("gadgets.h4probe.example.com", "Cluster", &[false]))
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-        assert_eq!(
-            errors[1],
-            "status.storedVersions: Invalid value: null: must have at least one stored version"
-        );
-    }
-
-    #[test]
-    fn defaults_name_the_list_kind_and_conversion() {
-        let mut crd = definition("gadgets.h4probe.example.com", "Namespaced", &[true]);
-        default_definition(crd.as_object_mut().unwrap());
-        assert_eq!(
-            crd["spec"]["names"],
-            json!({"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"})
-        );
-        assert_eq!(crd["spec"]["conversion"], json!({"strategy": "None"}));
-        let keys: Vec<&String> = crd["spec"].as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["group", "names", "scope", "versions", "conversion"]);
     }
 }

@@ -6,8 +6,11 @@
 //! webhooks, ...). Quantities are rewritten into canonical form. Strategy and admission changes
 //! (status on create, cluster IPs, `generation`) are the server's job, not defaulting.
 
+mod apiextensions;
 mod cluster;
 mod workloads;
+
+pub(crate) use apiextensions::order_keys;
 
 use base64::Engine;
 use serde_json::{Map, Value, json};
@@ -28,7 +31,7 @@ pub fn apply_defaults(kind: &str, object: &mut Value) {
         "Service" => default_service(obj),
         "HorizontalPodAutoscaler" => default_hpa(obj),
         "NetworkPolicy" => default_network_policy(obj),
-        "CustomResourceDefinition" => crate::crd::default_definition(obj),
+        "CustomResourceDefinition" => apiextensions::default_definition(obj),
         _ => {
             workloads::object(kind, obj);
             cluster::object(kind, obj);

@@ -7,9 +7,9 @@ use serde_json::{Map, Value, json};
 
 use crate::admission;
 use crate::allocation;
-use crate::api::{Ctx, Reply};
 use crate::controllers;
 use crate::crd;
+use crate::exchange::{Ctx, Reply};
 use crate::index::Id;
 use crate::kinds;
 use crate::meta;

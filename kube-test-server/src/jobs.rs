@@ -14,9 +14,10 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use crate::meta;
+use crate::pass::live;
+use crate::pass::{self, JOB_TRACKING, Pass};
+use crate::pods::{active, phase, pod_from, ready, terminal};
 use crate::resources::{JOBS, PODS};
-use crate::simulation::{self, JOB_TRACKING, Pass};
-use crate::workloads::{active, live, phase, pod_from, ready, terminal};
 
 const MANAGER: &str = "kube-controller-manager";
 const INDEX: &str = "batch.kubernetes.io/job-completion-index";
@@ -99,7 +100,7 @@ fn job_sync(pass: &mut Pass, job: &Value) {
         expire(pass, job);
         return;
     }
-    let pods = simulation::owned(pass, &PODS, job);
+    let pods = pass::owned(pass, &PODS, job);
     let indexed = spec["completionMode"] == "Indexed";
     let mut succeeded = status.get("succeeded").and_then(Value::as_i64).unwrap_or(0);
     let mut failed = status.get("failed").and_then(Value::as_i64).unwrap_or(0);

@@ -17,10 +17,10 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::meta::{epoch, timestamp};
+use crate::pass::Pass;
+use crate::pods::terminal;
 use crate::resources::PODS;
 use crate::scheduler::{node_index, simulated};
-use crate::simulation::Pass;
-use crate::workloads::terminal;
 
 const EXIT_CODE: &str = "realk8s.local/exit-code";
 const RUN_SECONDS: &str = "realk8s.local/run-seconds";

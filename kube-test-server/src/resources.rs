@@ -483,11 +483,6 @@ pub fn find(group: &str, version: &str, resource: &str) -> Option<ResourceType> 
         .copied()
 }
 
-/// The stored type of `kind`.
-pub fn of_kind(kind: &str) -> Option<ResourceType> {
-    ALL.iter().find(|r| r.kind == kind).copied()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

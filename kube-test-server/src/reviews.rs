@@ -4,8 +4,8 @@
 use http::Method;
 use serde_json::{Value, json};
 
-use crate::api::{Ctx, Reply};
 use crate::auth::UserInfo;
+use crate::exchange::{Ctx, Reply};
 use crate::handlers;
 use crate::meta;
 use crate::rbac::{self, Attributes, Policy};

@@ -11,8 +11,8 @@
 use serde_json::{Value, json};
 
 use crate::meta;
+use crate::pass::{self, Pass};
 use crate::resources::{DEPLOYMENTS, REPLICASETS};
-use crate::simulation::{self, Pass};
 
 const REVISION: &str = "deployment.kubernetes.io/revision";
 const DESIRED: &str = "deployment.kubernetes.io/desired-replicas";
@@ -405,7 +405,7 @@ fn sync_one(pass: &mut Pass, deployment: &Value) {
     let mut sync = Sync {
         spec: Spec::of(deployment),
         name: deployment["metadata"]["name"].as_str().unwrap_or("").to_string(),
-        sets: simulation::owned(pass, &REPLICASETS, deployment)
+        sets: pass::owned(pass, &REPLICASETS, deployment)
             .iter()
             .map(ReplicaSet::of)
             .collect(),
@@ -445,7 +445,7 @@ fn write_set(pass: &mut Pass, deployment: &Value, rs: &ReplicaSet) -> Option<Val
             "metadata": {
                 "name": rs.name, "namespace": deployment["metadata"]["namespace"],
                 "labels": template["metadata"]["labels"], "annotations": annotations,
-                "ownerReferences": simulation::owner_reference(deployment, "apps/v1", "Deployment"),
+                "ownerReferences": pass::owner_reference(deployment, "apps/v1", "Deployment"),
             },
             "spec": {
                 "replicas": rs.replicas, "minReadySeconds": deployment["spec"]["minReadySeconds"],
@@ -617,6 +617,7 @@ mod tests {
     use super::*;
     use crate::resources::{NAMESPACES, NODES, PODS};
     use crate::selectors::golden::golden;
+    use crate::simulation;
     use crate::store::Store;
     use crate::tls::CaMaterial;
 

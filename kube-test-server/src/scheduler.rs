@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use crate::defaults::Quantity;
+use crate::pass::{Pass, controller_uid};
+use crate::pods::terminal;
 use crate::resources::{NODES, PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, PODS, STORAGECLASSES};
-use crate::simulation::{Pass, controller_uid};
-use crate::workloads::terminal;
 
 /// How many nodes a cluster with nodes has (realk8s' default).
 pub const NODE_COUNT: usize = 2;

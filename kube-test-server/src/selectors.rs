@@ -32,11 +32,6 @@ enum Operator {
 }
 
 impl LabelSelector {
-    /// The selector that matches every object (an empty `labelSelector`).
-    pub fn everything() -> Self {
-        LabelSelector::default()
-    }
-
     /// True when the selector has no requirements.
     pub fn is_empty(&self) -> bool {
         self.requirements.is_empty()
@@ -317,7 +312,7 @@ impl Parser {
         let Token::Identifier(key) = tok else {
             return Err(format!("found '{}', expected: identifier", tok.literal()));
         };
-        if let Some(msg) = crate::validation::qualified_name_errors(&key).into_iter().next() {
+        if let Some(msg) = crate::names::qualified_name_errors(&key).into_iter().next() {
             return Err(format!("key: Invalid value: {key:?}: {msg}"));
         }
         let next = self.lookahead(Context::Values);
@@ -352,7 +347,7 @@ impl Parser {
             _ => self.parse_exact_value()?,
         };
         for value in &values {
-            if let Some(msg) = crate::validation::label_value_errors(value).into_iter().next() {
+            if let Some(msg) = crate::names::label_value_errors(value).into_iter().next() {
                 return Err(format!("values[0][{key}]: Invalid value: {value:?}: {msg}"));
             }
         }
@@ -465,12 +460,6 @@ struct FieldTerm {
 const META_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
 
 impl FieldSelector {
-    /// Parses a selector over `metadata.name` / `metadata.namespace` only (ConfigMaps and every
-    /// kind without extra selectable fields).
-    pub fn parse(s: &str) -> Result<FieldSelector, String> {
-        Self::parse_for_kind(s, "")
-    }
-
     /// Parses a selector for `kind`, accepting that kind's extra selectable fields (Secret
     /// `type`, Namespace `status.phase`, ...) with the apiserver's error for unknown ones.
     pub fn parse_for_kind(s: &str, kind: &str) -> Result<FieldSelector, String> {
@@ -701,8 +690,8 @@ mod tests {
             let label = query_param(path, "labelSelector").unwrap_or_default();
             let field = query_param(path, "fieldSelector").unwrap_or_default();
             let response = &step["response"];
-            let parsed =
-                LabelSelector::parse(&label).and_then(|l| FieldSelector::parse(&field).map(|f| (l, f)));
+            let parsed = LabelSelector::parse(&label)
+                .and_then(|l| FieldSelector::parse_for_kind(&field, "").map(|f| (l, f)));
             if response["status"] == 400 {
                 assert_eq!(
                     parsed.unwrap_err(),
@@ -797,11 +786,11 @@ mod tests {
             "field label not supported: data.x"
         );
         assert_eq!(
-            FieldSelector::parse("name").unwrap_err(),
+            FieldSelector::parse_for_kind("name", "").unwrap_err(),
             "invalid selector: 'name'; can't understand 'name'"
         );
         assert!(
-            FieldSelector::parse("metadata.name=a\\,b")
+            FieldSelector::parse_for_kind("metadata.name=a\\,b", "")
                 .unwrap()
                 .matches(&json!({"metadata": {"name": "a,b"}}))
         );

@@ -12,10 +12,10 @@
 use serde_json::{Value, json};
 
 use crate::defaults::Quantity;
+use crate::pass::Pass;
+use crate::pods::terminal;
 use crate::resources::{PERSISTENTVOLUMECLAIMS, PERSISTENTVOLUMES, PODS, STORAGECLASSES};
 use crate::scheduler::SELECTED_NODE;
-use crate::simulation::Pass;
-use crate::workloads::terminal;
 
 pub const PROVISIONER: &str = "realk8s.local/hostpath";
 const PROVISIONED_BY: &str = "pv.kubernetes.io/provisioned-by";
@@ -124,7 +124,7 @@ fn ephemeral_claims(pass: &mut Pass, pod: &Value) {
         }
         metadata["name"] = json!(claim);
         metadata["namespace"] = json!(namespace);
-        metadata["ownerReferences"] = crate::simulation::owner_reference(pod, "v1", "Pod");
+        metadata["ownerReferences"] = crate::pass::owner_reference(pod, "v1", "Pod");
         let object = json!({"metadata": metadata, "spec": template["spec"]});
         pass.create(PERSISTENTVOLUMECLAIMS, object, MANAGER);
     }

@@ -2,11 +2,10 @@
 //! ReplicationControllers), CertificateSigningRequest `approval`, and the ServiceAccount
 //! `token` (TokenRequest).
 
-use base64::Engine;
 use http::Method;
 use serde_json::{Value, json};
 
-use crate::api::Reply;
+use crate::exchange::Reply;
 use crate::handlers::{self, Call, Recording};
 use crate::kinds;
 use crate::meta;
@@ -178,28 +177,6 @@ fn scale(call: &Call) -> Result<Reply, ApiError> {
     Ok(Reply::json(200, scale_view(&out)))
 }
 
-/// Signs `claims` into a JWT-shaped token and has the server accept it as the ServiceAccount.
-pub fn issue_token(
-    st: &crate::state::Shared,
-    claims: &Value,
-    namespace: &str,
-    name: &str,
-    uid: &str,
-) -> String {
-    let b64 = |v: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v);
-    let signature: Vec<u8> = (0..8).flat_map(|_| uuid::Uuid::new_v4().into_bytes()).collect();
-    let jwt = format!(
-        "{}.{}.{}",
-        b64(json!({"alg": "RS256", "kid": "kube-test-server"})
-            .to_string()
-            .as_bytes()),
-        b64(claims.to_string().as_bytes()),
-        b64(&signature)
-    );
-    st.auth.add_service_account_token(&jwt, namespace, name, uid);
-    jwt
-}
-
 /// TokenRequest: a JWT-shaped token the server also accepts as the ServiceAccount.
 fn token(call: &Call) -> Result<Reply, ApiError> {
     if call.ctx.method != Method::POST {
@@ -241,7 +218,10 @@ fn token(call: &Call) -> Result<Reply, ApiError> {
         "kubernetes.io": {"namespace": namespace, "serviceaccount": {"name": name, "uid": uid}},
         "nbf": now, "sub": format!("system:serviceaccount:{namespace}:{name}"),
     });
-    let jwt = issue_token(call.st, &claims, namespace, name, uid);
+    let jwt = call
+        .st
+        .auth
+        .issue_service_account_token(&claims, namespace, name, uid);
     let expires = time::OffsetDateTime::from_unix_timestamp(now + expiration)
         .ok()
         .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())

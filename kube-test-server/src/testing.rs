@@ -8,7 +8,7 @@
 use http::Method;
 use serde_json::{Value, json};
 
-use crate::api::{Ctx, Reply};
+use crate::exchange::{Ctx, Reply};
 use crate::state::Shared;
 use crate::status;
 use crate::telemetry::Fault;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
-use crate::api::{Body, Reply};
+use crate::exchange::{Body, Reply};
 use crate::handlers::Call;
 use crate::kinds;
 use crate::resources::ResourceType;

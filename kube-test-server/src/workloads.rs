@@ -10,19 +10,20 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::pass::{Pass, live, owned};
+use crate::pods::{active, available, phase, pod_from, ready, ready_since, terminal};
 use crate::resources::{
     DAEMONSETS, NODES, PERSISTENTVOLUMECLAIMS, PODS, REPLICASETS, REPLICATIONCONTROLLERS, ResourceType,
     STATEFULSETS,
 };
 use crate::rollout::{scaled, template_hash};
 use crate::scheduler::{node_selector_matches, tolerates};
-use crate::simulation::{self, Pass};
 
 const MANAGER: &str = "kube-controller-manager";
 const REVISION_LABEL: &str = "controller-revision-hash";
 const DAEMON_GENERATION: &str = "deprecated.daemonset.template.generation";
 
-/// Runs the ReplicaSet, StatefulSet, DaemonSet and Job controllers once over the cluster.
+/// Runs the ReplicaSet, StatefulSet and DaemonSet controllers once over the cluster.
 pub fn sync(pass: &mut Pass) {
     for rs in live(pass, &REPLICASETS) {
         replica_set(pass, &rs, REPLICASETS);
@@ -36,87 +37,6 @@ pub fn sync(pass: &mut Pass) {
     let nodes = pass.list(&NODES, None);
     for set in live(pass, &DAEMONSETS) {
         daemon_set(pass, &set, &nodes);
-    }
-    crate::jobs::sync(pass);
-}
-
-/// The objects of a kind that are not being deleted.
-pub fn live(pass: &Pass, rt: &ResourceType) -> Vec<Value> {
-    pass.list(rt, None)
-        .into_iter()
-        .filter(|o| o["metadata"].get("deletionTimestamp").is_none())
-        .collect()
-}
-
-/// A Pod of `owner` (a `kind` of `api_version`) from its pod `template`, named `name` or
-/// generated from the owner's name.
-pub fn pod_from(owner: &Value, api_version: &str, kind: &str, name: Option<&str>) -> Value {
-    let template = &owner["spec"]["template"];
-    let mut metadata = Map::new();
-    match name {
-        Some(name) => metadata.insert("name".into(), json!(name)),
-        None => metadata.insert(
-            "generateName".into(),
-            json!(format!("{}-", owner["metadata"]["name"].as_str().unwrap_or(""))),
-        ),
-    };
-    metadata.insert("namespace".into(), owner["metadata"]["namespace"].clone());
-    for key in ["labels", "annotations"] {
-        if template["metadata"][key].is_object() {
-            metadata.insert(key.into(), template["metadata"][key].clone());
-        }
-    }
-    metadata.insert(
-        "ownerReferences".into(),
-        simulation::owner_reference(owner, api_version, kind),
-    );
-    json!({"metadata": metadata, "spec": template["spec"]})
-}
-
-pub fn phase(pod: &Value) -> &str {
-    pod["status"]["phase"].as_str().unwrap_or("Pending")
-}
-
-/// Succeeded or Failed: its containers will not run again.
-pub fn terminal(pod: &Value) -> bool {
-    matches!(phase(pod), "Succeeded" | "Failed")
-}
-
-/// Not terminal and not being deleted (`FilterActivePods`).
-pub fn active(pod: &Value) -> bool {
-    !terminal(pod) && pod["metadata"].get("deletionTimestamp").is_none()
-}
-
-/// When the pod became Ready, if it is.
-fn ready_since(pod: &Value) -> Option<f64> {
-    let condition = pod["status"]["conditions"]
-        .as_array()?
-        .iter()
-        .find(|c| c["type"] == "Ready" && c["status"] == "True")?;
-    Some(
-        condition["lastTransitionTime"]
-            .as_str()
-            .and_then(crate::meta::epoch)
-            .unwrap_or(0.0),
-    )
-}
-
-pub fn ready(pod: &Value) -> bool {
-    active(pod) && ready_since(pod).is_some()
-}
-
-/// Ready for `min_ready` seconds; asks for a pass when it will be.
-pub fn available(pass: &mut Pass, pod: &Value, min_ready: f64) -> bool {
-    if !active(pod) {
-        return false;
-    }
-    match ready_since(pod) {
-        Some(since) if since + min_ready <= pass.now => true,
-        Some(since) => {
-            pass.wake_at(since + min_ready);
-            false
-        }
-        None => false,
     }
 }
 
@@ -169,7 +89,7 @@ fn deletion_order(pods: &mut [Value]) {
 
 /// A ReplicaSet or ReplicationController (`rt`): its pods made or deleted to its size.
 fn replica_set(pass: &mut Pass, rs: &Value, rt: ResourceType) {
-    let pods = simulation::owned(pass, &PODS, rs);
+    let pods = owned(pass, &PODS, rs);
     let api_version = rt.api_version(rt.storage_version());
     let mut running: Vec<Value> = pods.into_iter().filter(active).collect();
     let want = rs["spec"]["replicas"].as_i64().unwrap_or(1).max(0) as usize;
@@ -288,7 +208,7 @@ fn stateful_set(pass: &mut Pass, set: &Value) {
     let replicas = set["spec"]["replicas"].as_i64().unwrap_or(1).max(0) as usize;
     let ordered = set["spec"]["podManagementPolicy"] != "Parallel";
     let update = format!("{name}-{}", template_hash(&set["spec"]["template"]));
-    let mut pods: Vec<(usize, Value)> = simulation::owned(pass, &PODS, set)
+    let mut pods: Vec<(usize, Value)> = owned(pass, &PODS, set)
         .into_iter()
         .filter_map(|p| ordinal(&name, &p).map(|i| (i, p)))
         .collect();
@@ -470,7 +390,7 @@ fn daemon_set(pass: &mut Pass, set: &Value, nodes: &[Value]) {
             .chain(daemon_tolerations())
             .collect::<Vec<_>>()
     );
-    let pods = simulation::owned(pass, &PODS, set);
+    let pods = owned(pass, &PODS, set);
     let min_ready = set["spec"]["minReadySeconds"].as_f64().unwrap_or(0.0);
     let current = |p: &Value| p["metadata"]["labels"]["pod-template-generation"] == generation.as_str();
     let strategy = &set["spec"]["updateStrategy"];

@@ -3,10 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::{
-    FieldError, dns1035_label_errors, dns1123_subdomain_errors, str_at, validate_port_number,
-    validate_protocol,
-};
+use super::{FieldError, str_at, validate_port_number, validate_protocol};
+use crate::names::{dns1035_label_errors, dns1123_subdomain_errors};
 
 pub(super) fn validate(kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
@@ -215,7 +213,7 @@ fn endpoints(object: &Value) -> Vec<FieldError> {
             for (j, address) in subset[list].as_array().into_iter().flatten().enumerate() {
                 // A node name, when given (even empty), must be a DNS subdomain.
                 if let Some(node) = address.get("nodeName").and_then(Value::as_str) {
-                    for msg in crate::validation::dns1123_subdomain_errors(node) {
+                    for msg in dns1123_subdomain_errors(node) {
                         errs.push(FieldError::invalid(
                             format!("{base}.{list}[{j}].nodeName"),
                             &json!(node),

@@ -7,11 +7,9 @@
 use base64::Engine;
 use serde_json::{Value, json};
 
-use super::{
-    FieldError, canonical_json, dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors, str_at,
-    validate_port_number,
-};
+use super::{FieldError, canonical_json, str_at, validate_port_number};
 use crate::defaults::Quantity;
+use crate::names::{dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors};
 
 pub(super) fn validate(kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);

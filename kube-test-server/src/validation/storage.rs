@@ -6,8 +6,9 @@
 
 use serde_json::{Value, json};
 
-use super::{FieldError, qualified_name_errors, str_at};
+use super::{FieldError, str_at};
 use crate::defaults::Quantity;
+use crate::names::qualified_name_errors;
 
 pub(super) fn validate(kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);

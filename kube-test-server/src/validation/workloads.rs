@@ -4,9 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{
-    FieldError, dns1123_label_errors, go_quote, validate_port_number, validate_protocol, validate_resources,
-};
+use super::{FieldError, go_quote, validate_port_number, validate_protocol, validate_resources};
+use crate::names::dns1123_label_errors;
 
 pub(super) fn validate(kind: &str, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let spec = object.get("spec").unwrap_or(&Value::Null);

@@ -11,8 +11,8 @@
 use std::time::{Duration, Instant};
 
 use acceptance::Cluster;
-use acceptance::fault_proxy::{Fault, FaultPlan, FaultReport, Scope};
 use acceptance::flaky::{Flaky, GENERATED};
+use fault_proxy::{Fault, FaultPlan, FaultReport, Scope};
 
 /// Tries of apply (and of destroy) before a run counts as never converged.
 const TRIES: usize = 4;

@@ -36,8 +36,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
+use acceptance::records_fixtures::ESTATE_LABEL;
 use acceptance::requests::RequestCounts;
-use acceptance::scenario::ESTATE_LABEL;
 use acceptance::{Cluster, Engine, paths, scenario};
 use estate_tools::bench::{self, median, step, verbs};
 use estate_tools::provider_meter::{self, PhaseUsage, ProviderMeter};

@@ -1,72 +1,38 @@
-//! Schema conformance with hashicorp/kubernetes 3.4.0 (issue 10): `terraform providers schema
-//! -json` of the installed provider, compared with `reference/hashicorp-kubernetes-3.4.0.paths.tsv`.
-//! Every resource type of the reference must be served, and every configurable path of it (flags
-//! `required` or `optional`) must exist with the same shape: block or attribute, the same
-//! collection and element type, and the same required-or-optional. Read-only reference paths are
-//! only looked for (listed when missing, not failing); paths the provider has beyond the
-//! reference (e.g. `estate`) are fine. The only types allowed to be missing are those in
-//! [`PENDING`], each naming the issue that adds it.
-//!
-//! The test prints one line such as `schema conformance: 81 of 81 resource types, 12,000 of
-//! 12,000 configurable paths` (with `(N types pending issue M: P paths)` while some are), and on
-//! failure one line per mismatch (`type path: expected …, found …`).
-//!
-//! Data sources (the reference's `data` rows) and ephemeral resources (`ephemeral` rows) are
-//! held to more: every path, read-only ones included, with its flags (`required`, `optional`,
-//! `optional,computed`, `computed,read-only`), and none may be missing (`schema conformance: 27
-//! of 27 data sources, 5,678 of 5,678 paths with their flags`). A `computed_object` is there an
-//! attribute of type `list(object(...))`, computed only. The provider functions are compared
-//! with hashicorp's three ([`FUNCTIONS`]): names, parameter names and types, return type.
+//! The comparison of a provider schema, in the engine's `providers schema -json` form, with the
+//! reference's rows: the reference parsed, the schema flattened to paths, and the reports.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::fs;
-use std::io::Write as _;
-use std::sync::OnceLock;
 
-use acceptance::{Engine, paths};
 use serde_json::Value;
-
-/// The reference: one row per path of every type of hashicorp/kubernetes 3.4.0.
-const REFERENCE: &str = "reference/hashicorp-kubernetes-3.4.0.paths.tsv";
-
-/// The provider's address in `providers schema -json`.
-const PROVIDER_ADDRESS: &str = "registry.terraform.io/choudoufu/live";
-
-/// Resource types no one serves yet, each with the issue that will add it. A type listed here
-/// but served is checked like any other.
-const PENDING: [(&str, &str); 0] = [];
 
 /// At most this many mismatch lines in a failure message.
 const MAX_LINES: usize = 300;
 
-// ---------------------------------------------------------------------------------------------
-// The reference
-
 /// One reference row of one kind (`resource`, `data`, `ephemeral`).
 #[derive(Debug, Clone)]
-struct RefPath {
-    path: String,
+pub(crate) struct RefPath {
+    pub(crate) path: String,
     /// `attribute`, `block`, `nested_attribute`, `computed_object` or `block_or_attribute`.
-    shape: String,
+    pub(crate) shape: String,
     /// `simple`, `list`, `set`, `map` or `single`.
-    collection: String,
+    pub(crate) collection: String,
     /// `string`, `number`, `bool`, `object` or `any`.
-    element: String,
+    pub(crate) element: String,
     /// `required`, `optional`, `optional,computed` or `computed,read-only`.
-    flags: String,
+    pub(crate) flags: String,
 }
 
 impl RefPath {
-    fn configurable(&self) -> bool {
+    pub(crate) fn configurable(&self) -> bool {
         self.flags.split(',').any(|f| f == "required" || f == "optional")
     }
 
-    fn required(&self) -> bool {
+    pub(crate) fn required(&self) -> bool {
         self.flags.split(',').any(|f| f == "required")
     }
 
-    fn expected(&self) -> String {
+    pub(crate) fn expected(&self) -> String {
         let shape = match self.shape.as_str() {
             "nested_attribute" => "nested attribute",
             "block_or_attribute" => "block or nested attribute",
@@ -82,7 +48,7 @@ impl RefPath {
 }
 
 /// `string`, `list(string)`, `single(object)`, `list` (a block's nesting).
-fn collection_text(collection: &str, element: &str) -> String {
+pub(crate) fn collection_text(collection: &str, element: &str) -> String {
     match (collection, element) {
         ("simple", element) => element.to_string(),
         (collection, "object") if collection != "single" => collection.to_string(),
@@ -92,7 +58,7 @@ fn collection_text(collection: &str, element: &str) -> String {
 
 /// The rows of one kind (`resource`, `data`, `ephemeral`) of the reference, by type, in file
 /// order. The first line names the columns.
-fn parse_reference(text: &str, of_kind: &str) -> Result<BTreeMap<String, Vec<RefPath>>, String> {
+pub(crate) fn parse_reference(text: &str, of_kind: &str) -> Result<BTreeMap<String, Vec<RefPath>>, String> {
     let mut types: BTreeMap<String, Vec<RefPath>> = BTreeMap::new();
     for (index, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
@@ -154,7 +120,7 @@ fn parse_reference(text: &str, of_kind: &str) -> Result<BTreeMap<String, Vec<Ref
 
 /// What the provider has at one path.
 #[derive(Debug, Clone)]
-enum Node {
+pub(crate) enum Node {
     /// A nested block (`block_types`).
     Block { nesting: String, min_items: u64 },
     /// An attribute; `nested` is the nesting mode of a nested attribute (`nested_type`).
@@ -176,14 +142,14 @@ enum Node {
 
 /// Which shape family a node is, and its collection and element as the reference names them.
 #[derive(Debug, Clone, PartialEq)]
-enum Kind {
+pub(crate) enum Kind {
     Block,
     NestedAttribute,
     Attribute,
 }
 
 impl Node {
-    fn kind(&self) -> Kind {
+    pub(crate) fn kind(&self) -> Kind {
         match self {
             Node::Block { .. } => Kind::Block,
             Node::Attribute { nested: Some(_), .. } => Kind::NestedAttribute,
@@ -192,7 +158,7 @@ impl Node {
     }
 
     /// (collection, element) in the reference's words.
-    fn collection(&self) -> (String, String) {
+    pub(crate) fn collection(&self) -> (String, String) {
         match self {
             Node::Block { nesting, .. } => (nesting.clone(), "object".to_string()),
             Node::Attribute {
@@ -204,7 +170,7 @@ impl Node {
     }
 
     /// Whether a user may set it.
-    fn configurable(&self) -> bool {
+    pub(crate) fn configurable(&self) -> bool {
         match self {
             Node::Block { .. } => true,
             Node::Attribute {
@@ -214,7 +180,7 @@ impl Node {
         }
     }
 
-    fn required(&self) -> bool {
+    pub(crate) fn required(&self) -> bool {
         match self {
             Node::Block { min_items, .. } => *min_items >= 1,
             Node::Attribute { required, .. } => *required,
@@ -227,7 +193,7 @@ impl Node {
     }
 
     /// The flags in the reference's words.
-    fn flags(&self) -> &'static str {
+    pub(crate) fn flags(&self) -> &'static str {
         match self {
             Node::Block { min_items, .. } if *min_items >= 1 => "required",
             Node::Block { .. } => "optional",
@@ -247,7 +213,7 @@ impl Node {
         }
     }
 
-    fn found(&self) -> String {
+    pub(crate) fn found(&self) -> String {
         let flags = if !self.configurable() {
             "computed (read-only)"
         } else if self.required() {
@@ -277,7 +243,7 @@ impl Node {
 }
 
 /// A cty type in the engine's JSON, as HCL writes it: `list(string)`, `object({a=string})`.
-fn type_text(ty: &Value) -> String {
+pub(crate) fn type_text(ty: &Value) -> String {
     match ty {
         Value::String(name) => name.clone(),
         Value::Array(parts) => match (parts.first().and_then(Value::as_str), parts.get(1)) {
@@ -313,7 +279,7 @@ fn type_text(ty: &Value) -> String {
 /// A type's (collection, element) in the reference's words: `string` is (simple, string),
 /// `dynamic` (simple, any), `set(number)` (set, number), `list(object(…))` (list, object), an
 /// object (single, object). Anything else has an element no reference row names.
-fn type_collection(ty: &Value) -> (String, String) {
+pub(crate) fn type_collection(ty: &Value) -> (String, String) {
     let element = |ty: &Value| match ty {
         Value::String(name) if name == "dynamic" => "any".to_string(),
         Value::String(name) => name.clone(),
@@ -334,13 +300,13 @@ fn type_collection(ty: &Value) -> (String, String) {
 
 /// Every path of a schema block: attributes, nested blocks, the attributes of nested attributes
 /// and the members of object-typed attributes, dot-joined.
-fn flatten(block: &Value) -> BTreeMap<String, Node> {
+pub(crate) fn flatten(block: &Value) -> BTreeMap<String, Node> {
     let mut nodes = BTreeMap::new();
     flatten_block(block, "", &mut nodes);
     nodes
 }
 
-fn join(prefix: &str, name: &str) -> String {
+pub(crate) fn join(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         name.to_string()
     } else {
@@ -348,7 +314,7 @@ fn join(prefix: &str, name: &str) -> String {
     }
 }
 
-fn flatten_block(block: &Value, prefix: &str, nodes: &mut BTreeMap<String, Node>) {
+pub(crate) fn flatten_block(block: &Value, prefix: &str, nodes: &mut BTreeMap<String, Node>) {
     flatten_attributes(&block["attributes"], prefix, nodes);
     if let Some(blocks) = block["block_types"].as_object() {
         for (name, nested) in blocks {
@@ -365,7 +331,7 @@ fn flatten_block(block: &Value, prefix: &str, nodes: &mut BTreeMap<String, Node>
     }
 }
 
-fn flatten_attributes(attributes: &Value, prefix: &str, nodes: &mut BTreeMap<String, Node>) {
+pub(crate) fn flatten_attributes(attributes: &Value, prefix: &str, nodes: &mut BTreeMap<String, Node>) {
     let Some(attributes) = attributes.as_object() else {
         return;
     };
@@ -391,7 +357,12 @@ fn flatten_attributes(attributes: &Value, prefix: &str, nodes: &mut BTreeMap<Str
 }
 
 /// The members of an object type, also inside a list, set or map of objects.
-fn flatten_members(ty: &Value, prefix: &str, configurable: bool, nodes: &mut BTreeMap<String, Node>) {
+pub(crate) fn flatten_members(
+    ty: &Value,
+    prefix: &str,
+    configurable: bool,
+    nodes: &mut BTreeMap<String, Node>,
+) {
     let Some(parts) = ty.as_array() else {
         return;
     };
@@ -424,7 +395,7 @@ fn flatten_members(ty: &Value, prefix: &str, configurable: bool, nodes: &mut BTr
 // The comparison
 
 /// Whether `node` has the shape, collection and element the reference row names.
-fn same_shape(reference: &RefPath, node: &Node) -> bool {
+pub(crate) fn same_shape(reference: &RefPath, node: &Node) -> bool {
     let (collection, element) = node.collection();
     let kind = node.kind();
     let nested_attribute = || {
@@ -452,7 +423,7 @@ fn same_shape(reference: &RefPath, node: &Node) -> bool {
 
 /// [`same_shape`], and a `computed_object` must be an attribute of a list (or set) of objects:
 /// the data sources' and ephemeral resources' stricter rule.
-fn same_shape_strict(reference: &RefPath, node: &Node) -> bool {
+pub(crate) fn same_shape_strict(reference: &RefPath, node: &Node) -> bool {
     if reference.shape != "computed_object" {
         return same_shape(reference, node);
     }
@@ -461,7 +432,7 @@ fn same_shape_strict(reference: &RefPath, node: &Node) -> bool {
 }
 
 /// Compares every path of one type, read-only ones included, with its flags.
-fn compare_type_strict(reference: &[RefPath], block: &Value) -> TypeReport {
+pub(crate) fn compare_type_strict(reference: &[RefPath], block: &Value) -> TypeReport {
     let nodes = flatten(block);
     let mut report = TypeReport::default();
     let mut missing: BTreeSet<&str> = BTreeSet::new();
@@ -503,19 +474,19 @@ fn compare_type_strict(reference: &[RefPath], block: &Value) -> TypeReport {
 
 /// What the comparison of one resource type found.
 #[derive(Debug, Default)]
-struct TypeReport {
-    configurable: usize,
-    conforming: usize,
+pub(crate) struct TypeReport {
+    pub(crate) configurable: usize,
+    pub(crate) conforming: usize,
     /// `path: expected …, found …`, one per configurable path that does not conform, except
     /// those under a path already reported missing.
-    mismatches: Vec<String>,
-    read_only: usize,
+    pub(crate) mismatches: Vec<String>,
+    pub(crate) read_only: usize,
     /// Read-only reference paths the provider does not have (not under a missing path).
-    missing_read_only: Vec<String>,
+    pub(crate) missing_read_only: Vec<String>,
 }
 
 /// Compares one type's reference rows with the provider's schema block of that type.
-fn compare_type(reference: &[RefPath], block: &Value) -> TypeReport {
+pub(crate) fn compare_type(reference: &[RefPath], block: &Value) -> TypeReport {
     let nodes = flatten(block);
     let mut report = TypeReport::default();
     let mut missing: BTreeSet<&str> = BTreeSet::new();
@@ -573,25 +544,25 @@ fn compare_type(reference: &[RefPath], block: &Value) -> TypeReport {
 
 /// The whole comparison, printable.
 #[derive(Debug, Default)]
-struct Conformance {
-    types: usize,
-    conforming_types: usize,
-    configurable: usize,
-    conforming: usize,
+pub(crate) struct Conformance {
+    pub(crate) types: usize,
+    pub(crate) conforming_types: usize,
+    pub(crate) configurable: usize,
+    pub(crate) conforming: usize,
     /// Unserved pending types and their configurable paths, by issue.
-    pending: BTreeMap<String, (usize, usize)>,
+    pub(crate) pending: BTreeMap<String, (usize, usize)>,
     /// `type path: expected …, found …` and `type: not served (…)`.
-    mismatches: Vec<String>,
-    read_only: usize,
-    missing_read_only: Vec<String>,
+    pub(crate) mismatches: Vec<String>,
+    pub(crate) read_only: usize,
+    pub(crate) missing_read_only: Vec<String>,
 }
 
 impl Conformance {
-    fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.mismatches.is_empty() && self.conforming == self.configurable
     }
 
-    fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let mut line = format!(
             "schema conformance: {} of {} resource types, {} of {} configurable paths",
             self.conforming_types,
@@ -619,7 +590,7 @@ impl Conformance {
     }
 
     /// The mismatches, at most [`MAX_LINES`] of them, then the missing read-only paths.
-    fn details(&self) -> String {
+    pub(crate) fn details(&self) -> String {
         let mut text = String::new();
         for line in self.mismatches.iter().take(MAX_LINES) {
             let _ = writeln!(text, "  {line}");
@@ -648,7 +619,7 @@ impl Conformance {
     }
 }
 
-fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -661,7 +632,7 @@ fn thousands(n: usize) -> String {
 }
 
 /// Compares every reference resource type with the provider's `resource_schemas`.
-fn compare(
+pub(crate) fn compare(
     reference: &BTreeMap<String, Vec<RefPath>>,
     resource_schemas: &serde_json::Map<String, Value>,
     pending: &[(&str, &str)],
@@ -708,7 +679,7 @@ fn compare(
 
 /// Every reference type of one kind (`data`, `ephemeral`) against the provider's schemas of
 /// that kind, every path with its flags; `what` names them in the summary.
-fn compare_strict(
+pub(crate) fn compare_strict(
     reference: &BTreeMap<String, Vec<RefPath>>,
     schemas: &serde_json::Map<String, Value>,
     what: &str,
@@ -741,21 +712,21 @@ fn compare_strict(
 
 /// The strict comparison of one kind of type, printable.
 #[derive(Debug, Default)]
-struct Strict {
-    what: String,
-    types: usize,
-    conforming_types: usize,
-    paths: usize,
-    conforming: usize,
-    mismatches: Vec<String>,
+pub(crate) struct Strict {
+    pub(crate) what: String,
+    pub(crate) types: usize,
+    pub(crate) conforming_types: usize,
+    pub(crate) paths: usize,
+    pub(crate) conforming: usize,
+    pub(crate) mismatches: Vec<String>,
 }
 
 impl Strict {
-    fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.mismatches.is_empty() && self.conforming == self.paths && self.conforming_types == self.types
     }
 
-    fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         format!(
             "schema conformance: {} of {} {}, {} of {} paths with their flags",
             self.conforming_types,
@@ -766,7 +737,7 @@ impl Strict {
         )
     }
 
-    fn details(&self) -> String {
+    pub(crate) fn details(&self) -> String {
         let mut text = String::new();
         for line in self.mismatches.iter().take(MAX_LINES) {
             let _ = writeln!(text, "  {line}");
@@ -779,21 +750,21 @@ impl Strict {
 }
 
 /// A provider function's signature: name, parameters (name, type), return type.
-type Signature = (
+pub(crate) type Signature = (
     &'static str,
     &'static [(&'static str, &'static str)],
     &'static str,
 );
 
 /// hashicorp/kubernetes 3.4.0's provider functions.
-const FUNCTIONS: [Signature; 3] = [
+pub(crate) const FUNCTIONS: [Signature; 3] = [
     ("manifest_decode", &[("manifest", "string")], "dynamic"),
     ("manifest_decode_multi", &[("manifest", "string")], "dynamic"),
     ("manifest_encode", &[("manifest", "dynamic")], "string"),
 ];
 
 /// Where the provider's `functions` differ from [`FUNCTIONS`], one line each.
-fn compare_functions(functions: &serde_json::Map<String, Value>) -> Vec<String> {
+pub(crate) fn compare_functions(functions: &serde_json::Map<String, Value>) -> Vec<String> {
     let mut out = Vec::new();
     for (name, parameters, returns) in FUNCTIONS {
         let Some(function) = functions.get(name) else {
@@ -826,340 +797,4 @@ fn compare_functions(functions: &serde_json::Map<String, Value>) -> Vec<String> 
         }
     }
     out
-}
-
-// ---------------------------------------------------------------------------------------------
-// The tests
-
-/// A line on the terminal even while the test harness captures output.
-fn say(text: &str) {
-    let mut stderr = std::io::stderr();
-    let _ = writeln!(stderr, "{text}");
-}
-
-const CONFIG: &str =
-    "terraform {\n  required_providers {\n    kubernetes = { source = \"choudoufu/live\" }\n  }\n}\n";
-
-/// `providers schema -json` in a working folder initialised from the mirror, as a user runs
-/// it: the provider's part, asked once for every test of this file.
-fn provider_schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("a working directory");
-        fs::write(dir.path().join("main.tf"), CONFIG).expect("write main.tf");
-        let engine = Engine::new(dir.path());
-        let init = engine.init();
-        assert!(init.success(), "init failed:\n{init}");
-        let schema = engine.run(&["providers", "schema", "-json"]);
-        assert!(schema.success(), "providers schema -json failed:\n{schema}");
-        let json: Value = serde_json::from_str(&schema.stdout)
-            .unwrap_or_else(|e| panic!("providers schema -json printed no JSON ({e}):\n{schema}"));
-        json["provider_schemas"][PROVIDER_ADDRESS].clone()
-    })
-}
-
-/// One part of the provider's schema (`resource_schemas`, `data_source_schemas` ...); an
-/// absent part is empty, so each missing type is reported.
-fn provider_schemas(part: &str) -> serde_json::Map<String, Value> {
-    provider_schema()[part].as_object().cloned().unwrap_or_default()
-}
-
-/// The reference rows of one kind (`resource`, `data`, `ephemeral`).
-fn reference(kind: &str) -> BTreeMap<String, Vec<RefPath>> {
-    let path = paths::workspace_root().join(REFERENCE);
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    parse_reference(&text, kind).unwrap_or_else(|e| panic!("{REFERENCE}: {e}"))
-}
-
-#[test]
-fn every_reference_resource_type_conforms() {
-    let reference = reference("resource");
-    assert_eq!(reference.len(), 81, "{REFERENCE}: resource types");
-    for (name, _) in PENDING {
-        assert!(
-            reference.contains_key(name),
-            "pending type {name} is not in {REFERENCE}"
-        );
-    }
-    let schemas = provider_schemas("resource_schemas");
-    let result = compare(&reference, &schemas, &PENDING);
-    let summary = result.summary();
-    say(&summary);
-    assert!(
-        result.ok(),
-        "{summary}\n{} configurable paths do not conform to hashicorp/kubernetes 3.4.0 ({} lines):\n{}",
-        thousands(result.configurable - result.conforming),
-        result.mismatches.len(),
-        result.details()
-    );
-    if !result.missing_read_only.is_empty() {
-        say(&result.details());
-    }
-    let pending: usize = result.pending.values().map(|(types, _)| types).sum();
-    assert_eq!(result.conforming_types + pending, result.types);
-}
-
-/// Every data source of the reference, every path with its flags (27 of 27).
-#[test]
-fn every_reference_data_source_conforms() {
-    let reference = reference("data");
-    assert_eq!(reference.len(), 27, "{REFERENCE}: data sources");
-    let result = compare_strict(
-        &reference,
-        &provider_schemas("data_source_schemas"),
-        "data sources",
-    );
-    let summary = result.summary();
-    say(&summary);
-    assert!(result.ok(), "{summary}\n{}", result.details());
-}
-
-/// Every ephemeral resource of the reference, every path with its flags (2 of 2).
-#[test]
-fn every_reference_ephemeral_resource_conforms() {
-    let reference = reference("ephemeral");
-    assert_eq!(reference.len(), 2, "{REFERENCE}: ephemeral resources");
-    let schemas = provider_schemas("ephemeral_resource_schemas");
-    let result = compare_strict(&reference, &schemas, "ephemeral resources");
-    let summary = result.summary();
-    say(&summary);
-    assert!(result.ok(), "{summary}\n{}", result.details());
-}
-
-/// hashicorp's three provider functions, with their parameters and return types (3 of 3).
-#[test]
-fn every_provider_function_conforms() {
-    let mismatches = compare_functions(&provider_schemas("functions"));
-    let summary = format!(
-        "schema conformance: {} of {} provider functions",
-        FUNCTIONS.len()
-            - mismatches
-                .iter()
-                .map(|m| m.split(':').next())
-                .collect::<BTreeSet<_>>()
-                .len(),
-        FUNCTIONS.len()
-    );
-    say(&summary);
-    assert!(mismatches.is_empty(), "{summary}\n  {}", mismatches.join("\n  "));
-}
-
-/// The strict comparison and the function comparison, on hand-made schemas.
-#[test]
-fn the_strict_comparison_checks_read_only_paths_and_flags() {
-    let reference = parse_reference(
-        "data\tkubernetes_thing\tid\tattribute\tsimple\tstring\toptional,computed\n\
-         data\tkubernetes_thing\tmetadata\tblock\tlist\tobject\trequired\n\
-         data\tkubernetes_thing\tmetadata.name\tattribute\tsimple\tstring\toptional,computed\n\
-         data\tkubernetes_thing\tmetadata.uid\tattribute\tsimple\tstring\tcomputed,read-only\n\
-         data\tkubernetes_thing\tspec\tcomputed_object\tlist\tobject\tcomputed,read-only\n\
-         data\tkubernetes_thing\tspec.ip\tattribute\tsimple\tstring\tcomputed,read-only\n\
-         data\tkubernetes_thing\tspec.port\tcomputed_object\tlist\tobject\tcomputed,read-only\n\
-         data\tkubernetes_thing\tspec.port.number\tattribute\tsimple\tnumber\tcomputed,read-only\n\
-         data\tkubernetes_other\tname\tattribute\tsimple\tstring\trequired\n\
-         resource\tkubernetes_thing\tname\tattribute\tsimple\tstring\trequired\n",
-        "data",
-    )
-    .expect("a valid reference snippet");
-    assert_eq!(reference.len(), 2, "data rows only");
-    let port = serde_json::json!(["list", ["object", { "number": "number" }]]);
-    let good = serde_json::json!({ "kubernetes_thing": { "block": {
-        "attributes": {
-            "id": { "type": "string", "optional": true, "computed": true },
-            "spec": { "type": ["list", ["object", { "ip": "string", "port": port }]], "computed": true }
-        },
-        "block_types": { "metadata": { "nesting_mode": "list", "min_items": 1, "block": {
-            "attributes": {
-                "name": { "type": "string", "optional": true, "computed": true },
-                "uid": { "type": "string", "computed": true }
-            }
-        }}}
-    }}});
-    let result = compare_strict(&reference, good.as_object().expect("an object"), "data sources");
-    assert_eq!(
-        result.mismatches,
-        ["kubernetes_other: expected the type (1 paths), found nothing"]
-    );
-    assert_eq!(
-        result.summary(),
-        "schema conformance: 1 of 2 data sources, 8 of 9 paths with their flags"
-    );
-    // A read-only path missing, a flag off (optional where optional,computed), a computed
-    // object as a block: each fails.
-    let bad = serde_json::json!({ "kubernetes_thing": { "block": {
-        "attributes": { "id": { "type": "string", "optional": true } },
-        "block_types": {
-            "metadata": { "nesting_mode": "list", "min_items": 1, "block": {
-                "attributes": { "name": { "type": "string", "optional": true, "computed": true } }
-            }},
-            "spec": { "nesting_mode": "list", "block": {
-                "attributes": { "ip": { "type": "string", "computed": true } }
-            }}
-        }
-    }}});
-    let result = compare_strict(&reference, bad.as_object().expect("an object"), "data sources");
-    assert_eq!(
-        result.mismatches,
-        [
-            "kubernetes_other: expected the type (1 paths), found nothing",
-            "kubernetes_thing id: expected optional,computed attribute string, found optional attribute string",
-            "kubernetes_thing metadata.uid: expected computed,read-only attribute string, found nothing",
-            "kubernetes_thing spec: expected computed,read-only computed object list, found optional block list (min_items 0)",
-            "kubernetes_thing spec.port: expected computed,read-only computed object list, found nothing",
-        ]
-    );
-    assert!(!result.ok());
-
-    let functions = serde_json::json!({
-        "manifest_decode": { "parameters": [{ "name": "manifest", "type": "string" }], "return_type": "dynamic" },
-        "manifest_decode_multi": { "parameters": [{ "name": "yaml", "type": "string" }], "return_type": "dynamic" }
-    });
-    assert_eq!(
-        compare_functions(functions.as_object().expect("an object")),
-        [
-            "manifest_decode_multi: expected parameters (manifest string), found (yaml string)",
-            "manifest_encode: expected the function, found nothing",
-        ]
-    );
-}
-
-/// The comparison itself: a hand-made schema against a reference snippet.
-#[test]
-fn the_comparison_reports_each_kind_of_mismatch() {
-    let reference = parse_reference(
-        "# kind\ttype\tpath\tshape\tcollection\telement\tflags\n\
-         resource\tkubernetes_thing\tid\tattribute\tsimple\tstring\toptional,computed\n\
-         resource\tkubernetes_thing\tmetadata\tblock\tlist\tobject\trequired\n\
-         resource\tkubernetes_thing\tmetadata.name\tattribute\tsimple\tstring\toptional\n\
-         resource\tkubernetes_thing\tmetadata.uid\tattribute\tsimple\tstring\tcomputed,read-only\n\
-         resource\tkubernetes_thing\tmetadata.labels\tattribute\tmap\tstring\toptional\n\
-         resource\tkubernetes_thing\tports\tattribute\tlist\tnumber\toptional\n\
-         resource\tkubernetes_thing\trule\tblock\tlist\tobject\toptional\n\
-         resource\tkubernetes_thing\trule.verbs\tattribute\tset\tstring\trequired\n\
-         resource\tkubernetes_thing\tselector\tblock\tlist\tobject\toptional\n\
-         resource\tkubernetes_thing\tselector.match_labels\tattribute\tmap\tstring\toptional\n\
-         resource\tkubernetes_thing\tspec\tblock_or_attribute\tsingle\tobject\trequired\n\
-         resource\tkubernetes_thing\tspec.checks\tnested_attribute\tlist\tobject\toptional\n\
-         resource\tkubernetes_thing\tspec.checks.expression\tattribute\tsimple\tstring\trequired\n\
-         resource\tkubernetes_thing\tspec.wait_for\tblock_or_attribute\tsingle\tobject\toptional\n\
-         resource\tkubernetes_thing\tspec.wait_for.fields\tattribute\tmap\tstring\toptional\n\
-         resource\tkubernetes_thing\tmanifest\tattribute\tmap\tany\trequired\n\
-         resource\tkubernetes_thing\tstatus\tcomputed_object\tlist\tobject\tcomputed,read-only\n\
-         resource\tkubernetes_thing\tstatus.ip\tattribute\tsimple\tstring\tcomputed,read-only\n\
-         resource\tkubernetes_thing\tstatus.host\tattribute\tsimple\tstring\tcomputed,read-only\n\
-         resource\tkubernetes_thing\ttimeouts\tblock\tsingle\tobject\toptional\n\
-         resource\tkubernetes_thing\ttimeouts.create\tattribute\tsimple\tstring\toptional\n\
-         resource\tkubernetes_other\tname\tattribute\tsimple\tstring\trequired\n\
-         resource\tkubernetes_later\tname\tattribute\tsimple\tstring\trequired\n\
-         data\tkubernetes_thing\tname\tattribute\tsimple\tstring\trequired\n",
-        "resource",
-    )
-    .expect("a valid reference snippet");
-    assert_eq!(reference.len(), 3, "resource rows only");
-    let schemas = serde_json::json!({
-        "kubernetes_thing": { "version": 0, "block": {
-            "attributes": {
-                "id": { "type": "string", "optional": true, "computed": true },
-                "estate": { "type": "string", "computed": true },
-                // Wrong collection: a set where the reference has a list.
-                "ports": { "type": ["set", "number"], "optional": true },
-                // Block vs attribute: `selector` is a block in the reference.
-                "selector": { "type": ["list", ["object", { "match_labels": ["map", "string"] }, ["match_labels"]]],
-                              "optional": true },
-                "spec": { "required": true, "nested_type": { "nesting_mode": "single", "attributes": {
-                    "checks": { "type": ["list", ["object", { "expression": "string" }]], "optional": true },
-                    "wait_for": { "optional": true, "nested_type": { "nesting_mode": "single", "attributes": {
-                        "fields": { "type": ["map", "string"], "optional": true }
-                    }}}
-                }}},
-                "manifest": { "type": "dynamic", "required": true },
-                "status": { "type": ["list", ["object", { "ip": "string" }]], "computed": true }
-            },
-            "block_types": {
-                "metadata": { "nesting_mode": "list", "min_items": 1, "max_items": 1, "block": {
-                    // `name` is missing; `labels` is required where the reference has optional.
-                    "attributes": {
-                        "uid": { "type": "string", "computed": true },
-                        "labels": { "type": ["map", "string"], "required": true }
-                    }
-                }},
-                "rule": { "nesting_mode": "list", "block": {
-                    "attributes": { "verbs": { "type": ["set", "string"], "required": true } }
-                }},
-                "timeouts": { "nesting_mode": "single", "block": {
-                    "attributes": { "create": { "type": "string", "optional": true } }
-                }}
-            }
-        }}
-        // `kubernetes_other` is not served and not pending; `kubernetes_later` is pending.
-    });
-    let result = compare(
-        &reference,
-        schemas.as_object().expect("an object"),
-        &[("kubernetes_later", "issue 99")],
-    );
-    let expected = [
-        "kubernetes_other: expected the resource type (1 configurable paths), found nothing",
-        "kubernetes_thing metadata.name: expected optional attribute string, found nothing",
-        "kubernetes_thing metadata.labels: expected optional attribute map(string), \
-         found required attribute map(string)",
-        "kubernetes_thing ports: expected optional attribute list(number), \
-         found optional attribute set(number)",
-        "kubernetes_thing selector: expected optional block list, \
-         found optional attribute list(object({match_labels=optional(map(string))}))",
-    ];
-    assert_eq!(result.mismatches, expected, "{}", result.details());
-    assert_eq!(result.missing_read_only, ["kubernetes_thing status.host"]);
-    assert!(!result.ok());
-    assert_eq!(
-        result.summary(),
-        "schema conformance: 0 of 3 resource types, 13 of 18 configurable paths \
-         (1 types pending issue 99: 1 paths); read-only paths: 3 of 4 present"
-    );
-
-    // A missing block is one line, not one per path under it.
-    let reference = parse_reference(
-        "resource\tkubernetes_thing\tspec\tblock\tlist\tobject\trequired\n\
-         resource\tkubernetes_thing\tspec.a\tattribute\tsimple\tstring\toptional\n\
-         resource\tkubernetes_thing\tspec.b\tblock\tlist\tobject\toptional\n\
-         resource\tkubernetes_thing\tspec.b.c\tattribute\tsimple\tnumber\toptional\n",
-        "resource",
-    )
-    .expect("a valid reference snippet");
-    let schemas = serde_json::json!({ "kubernetes_thing": { "block": { "attributes": {} } } });
-    let result = compare(&reference, schemas.as_object().expect("an object"), &[]);
-    assert_eq!(
-        result.mismatches,
-        ["kubernetes_thing spec: expected required block list, found nothing"]
-    );
-    assert_eq!(
-        result.summary().split(';').next(),
-        Some("schema conformance: 0 of 1 resource types, 0 of 4 configurable paths")
-    );
-
-    // And a schema that matches conforms.
-    let schemas = serde_json::json!({ "kubernetes_thing": { "block": { "block_types": {
-        "spec": { "nesting_mode": "list", "min_items": 1, "block": {
-            "attributes": { "a": { "type": "string", "optional": true } },
-            "block_types": { "b": { "nesting_mode": "list", "block": {
-                "attributes": { "c": { "type": "number", "optional": true, "computed": true } }
-            }}}
-        }}
-    }}}});
-    let result = compare(&reference, schemas.as_object().expect("an object"), &[]);
-    assert!(result.ok(), "{}", result.details());
-    assert_eq!(
-        result.summary(),
-        "schema conformance: 1 of 1 resource types, 4 of 4 configurable paths; \
-         read-only paths: 0 of 0 present"
-    );
-}
-
-#[test]
-fn thousands_separators() {
-    assert_eq!(thousands(0), "0");
-    assert_eq!(thousands(999), "999");
-    assert_eq!(thousands(1000), "1,000");
-    assert_eq!(thousands(11234), "11,234");
-    assert_eq!(thousands(1234567), "1,234,567");
 }
