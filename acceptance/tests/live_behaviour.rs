@@ -473,9 +473,8 @@ fn limited_deployment(ns: &str, cpu: &str) -> String {
     )
 }
 
-/// A quantity is planned exactly as configured, though the API server writes it back in its own
-/// form (`0.5` as `500m`): both engines refuse a plan that differs from the configuration. The
-/// state keeps the configured form, so the next plan is empty.
+/// A quantity is planned as configured; the state then holds the server's spelling (`0.5` as
+/// `500m`), as hashicorp's legacy-SDK state does, and an equal quantity is no change.
 #[test]
 fn quantities_are_planned_as_written_and_held_as_the_server_spells_them() {
     let cluster = Cluster::start();
@@ -511,4 +510,49 @@ fn quantities_are_planned_as_written_and_held_as_the_server_spells_them() {
     assert_eq!(limits(&work)["cpu"], "1");
     let plan = work.plan_exit();
     assert_eq!(plan.code, 0, "not settled after cpu 1:\n{plan}");
+}
+
+/// What hashicorp's (legacy SDK) state holds where a configuration leaves things out: the zero
+/// value of an unset field (`immutable = false`, a ClusterIP port's `node_port = 0`) and the
+/// server's block where hashicorp computes it (a Deployment's `strategy`); the next plan is
+/// empty, and a change elsewhere keeps them.
+#[test]
+fn a_state_holds_what_hashicorps_holds_for_what_the_configuration_leaves_out() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "sdk");
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    let ns = ns.name.as_str();
+    let service = format!(
+        "resource \"kubernetes_service_v1\" \"web\" {{\n  metadata {{\n    name      = \"web\"\n    \
+         namespace = {}\n  }}\n  spec {{\n    selector = {{ app = \"limited\" }}\n    port {{\n      port = 80\n    }}\n  }}\n}}\n",
+        quote(ns)
+    );
+    let config = |cpu: &str| {
+        format!(
+            "{}{}{}",
+            config_map("settings", "settings", ns, &[("a", "b")]),
+            service,
+            limited_deployment(ns, cpu)
+        )
+    };
+    work.write(&config("1"));
+    work.apply_ok("create");
+    let settings = work.state_values("kubernetes_config_map.settings");
+    assert_eq!(settings["immutable"], false, "{settings}");
+    let web = work.state_values("kubernetes_service_v1.web");
+    assert_eq!(web["spec"][0]["port"][0]["node_port"], 0, "{web}");
+    let deployment = work.state_values("kubernetes_deployment_v1.limited");
+    assert_eq!(
+        deployment["spec"][0]["strategy"][0]["type"], "RollingUpdate",
+        "the server's strategy: {deployment}"
+    );
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 0, "a diff after the create:\n{plan}");
+
+    work.write(&config("2"));
+    work.apply_ok("update the cpu limit");
+    let deployment = work.state_values("kubernetes_deployment_v1.limited");
+    assert_eq!(deployment["spec"][0]["strategy"][0]["type"], "RollingUpdate");
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 0, "a diff after the update:\n{plan}");
 }
