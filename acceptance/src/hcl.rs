@@ -22,6 +22,15 @@ pub fn live_provider(estate: &str, kubeconfig: &Path) -> String {
     )
 }
 
+/// A resource's `metadata` block naming `name` in namespace `ns`.
+pub fn metadata(name: &str, ns: &str) -> String {
+    format!(
+        "  metadata {{\n    name      = {}\n    namespace = {}\n  }}\n",
+        quote(name),
+        quote(ns)
+    )
+}
+
 /// A string literal, escaped for HCL (`${` and `%{` would start a template).
 pub fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, metadata, quote, unique_name};
 use acceptance::objects::base64_of;
 use acceptance::requests::RequestCounts;
 use acceptance::{Cluster, EngineOutput};
@@ -504,9 +504,8 @@ fn a_missing_object_reads_empty_and_a_refused_read_names_the_object_and_the_verb
     let estate = unique_name("est");
     let read_cm = |name: &str| {
         format!(
-            "data \"kubernetes_config_map_v1\" \"cm\" {{\n  metadata {{\n    name      = {}\n    namespace = {}\n  }}\n}}\n",
-            quote(name),
-            quote(&ns.name)
+            "data \"kubernetes_config_map_v1\" \"cm\" {{\n{}}}\n",
+            metadata(name, &ns.name)
         )
     };
 

@@ -5,7 +5,7 @@
 //! naming both kinds.
 
 use acceptance::Cluster;
-use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, metadata, quote, unique_name};
 use serde_json::{Value, json};
 
 /// The three resources under test: a namespaced typed kind, a cluster-scoped typed kind and a
@@ -14,11 +14,7 @@ fn resources(ns: &str, cm: &str, space: &str, manifest: &str) -> String {
     format!(
         r#"
 resource "kubernetes_config_map_v1" "cm" {{
-  metadata {{
-    name      = {cm}
-    namespace = {ns}
-  }}
-  data = {{ k = "v" }}
+{cm_metadata}  data = {{ k = "v" }}
 }}
 
 resource "kubernetes_namespace_v1" "space" {{
@@ -36,7 +32,7 @@ resource "kubernetes_manifest" "handoff" {{
   }}
 }}
 "#,
-        cm = quote(cm),
+        cm_metadata = metadata(cm, ns),
         ns = quote(ns),
         space = quote(space),
         manifest = quote(manifest),

@@ -6,20 +6,14 @@
 //! plan, a bad estate fails validate, and a Secret's data never reaches output or logs.
 
 use acceptance::Cluster;
-use acceptance::hcl::{LiveDir, ScratchNamespace, quote, string_map, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, metadata, quote, string_map, unique_name};
 use acceptance::objects::base64_of;
 use serde_json::Value;
 
 /// A `kubernetes_config_map` resource `address_name` for object `name` in `ns` with `data`.
 fn config_map(address_name: &str, name: &str, ns: &str, data: &[(&str, &str)]) -> String {
-    format!(
-        "resource \"kubernetes_config_map\" {} {{\n  metadata {{\n    name      = {}\n    namespace = {}\n  }}\n  \
-         data = {}\n}}\n",
-        quote(address_name),
-        quote(name),
-        quote(ns),
-        string_map(data)
-    )
+    let (address, metadata, data) = (quote(address_name), metadata(name, ns), string_map(data));
+    format!("resource \"kubernetes_config_map\" {address} {{\n{metadata}  data = {data}\n}}\n")
 }
 
 /// A ConfigMap made with kubectl, labelled `tofu-estate=<estate>` when `estate` is given.
@@ -442,11 +436,7 @@ fn generate_name_object_drops_what_the_configuration_drops() {
 fn limited_deployment(ns: &str, cpu: &str) -> String {
     format!(
         r#"resource "kubernetes_deployment_v1" "limited" {{
-  metadata {{
-    name      = "limited"
-    namespace = {ns}
-  }}
-  wait_for_rollout = false
+{metadata}  wait_for_rollout = false
   spec {{
     selector {{
       match_labels = {{ app = "limited" }}
@@ -468,7 +458,7 @@ fn limited_deployment(ns: &str, cpu: &str) -> String {
   }}
 }}
 "#,
-        ns = quote(ns),
+        metadata = metadata("limited", ns),
         cpu = quote(cpu),
     )
 }
@@ -522,19 +512,13 @@ fn a_state_holds_what_hashicorps_holds_for_what_the_configuration_leaves_out() {
     let ns = ScratchNamespace::create(&cluster, "sdk");
     let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
     let ns = ns.name.as_str();
+    let spec = "  spec {\n    selector = { app = \"limited\" }\n    port {\n      port = 80\n    }\n  }\n";
     let service = format!(
-        "resource \"kubernetes_service_v1\" \"web\" {{\n  metadata {{\n    name      = \"web\"\n    \
-         namespace = {}\n  }}\n  spec {{\n    selector = {{ app = \"limited\" }}\n    port {{\n      port = 80\n    }}\n  }}\n}}\n",
-        quote(ns)
+        "resource \"kubernetes_service_v1\" \"web\" {{\n{}{spec}}}\n",
+        metadata("web", ns)
     );
-    let config = |cpu: &str| {
-        format!(
-            "{}{}{}",
-            config_map("settings", "settings", ns, &[("a", "b")]),
-            service,
-            limited_deployment(ns, cpu)
-        )
-    };
+    let settings = config_map("settings", "settings", ns, &[("a", "b")]);
+    let config = |cpu: &str| format!("{settings}{service}{}", limited_deployment(ns, cpu));
     work.write(&config("1"));
     work.apply_ok("create");
     let settings = work.state_values("kubernetes_config_map.settings");

@@ -7,7 +7,7 @@
 //! can run.
 
 use acceptance::Cluster;
-use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, metadata, quote, unique_name};
 use serde_json::Value;
 
 /// One resource type under test.
@@ -28,14 +28,6 @@ struct Case {
 
 fn namespaced_id(name: &str, ns: &str) -> String {
     format!("{ns}/{name}")
-}
-
-fn metadata(name: &str, ns: &str) -> String {
-    format!(
-        "  metadata {{\n    name      = {}\n    namespace = {}\n  }}\n",
-        quote(name),
-        quote(ns)
-    )
 }
 
 fn namespace_body(name: &str, _ns: &str, rev: u8) -> String {
