@@ -240,19 +240,45 @@ fn zeros_in(nested: &NestedBlock, value: Option<&mut Value>) {
     let block = nested.block.nested_as_blocks();
     for element in elements {
         for attribute in &block.attributes {
-            let zero = match attribute.ty {
-                Type::String => Value::string(""),
-                Type::Number => Value::int(0),
-                Type::Bool => Value::Bool(false),
-                _ => continue,
-            };
-            if let Some(v) = element.get_mut(&attribute.name).filter(|v| v.is_null()) {
-                *v = zero;
+            if let Some(v) = element.get_mut(&attribute.name) {
+                zeros_by_type(&attribute.ty, v);
             }
         }
         for inner in &block.blocks {
             zeros_in(inner, element.get_mut(&inner.type_name));
         }
+    }
+}
+
+/// [`zeros_in`] for a value known only by its type (a computed object a data source reads):
+/// a null primitive becomes its zero, and list, map and object values are walked.
+fn zeros_by_type(ty: &Type, value: &mut Value) {
+    let zero = match ty {
+        Type::String => Value::string(""),
+        Type::Number => Value::int(0),
+        Type::Bool => Value::Bool(false),
+        Type::List(inner) | Type::Map(inner) => {
+            match value {
+                Value::List(items) => items.iter_mut().for_each(|i| zeros_by_type(inner, i)),
+                Value::Map(items) => items.values_mut().for_each(|i| zeros_by_type(inner, i)),
+                _ => {}
+            }
+            return;
+        }
+        Type::Object(fields) => {
+            if let Value::Object(values) = value {
+                for (name, t) in fields {
+                    if let Some(v) = values.get_mut(name) {
+                        zeros_by_type(t, v);
+                    }
+                }
+            }
+            return;
+        }
+        _ => return,
+    };
+    if value.is_null() {
+        *value = zero;
     }
 }
 
@@ -301,6 +327,49 @@ mod tests {
             && f.argument == "\"ClusterFirst\""
             && f.source.starts_with("kubernetes/schema_pod_spec.go:")));
         assert!(of("kubernetes_no_such_type").is_empty());
+    }
+
+    #[test]
+    fn a_read_holds_sdk_zero_values_inside_elements_but_not_in_sets() {
+        let condition = Type::list(Type::object([("serving", Type::Bool)]));
+        let endpoint = Block::new("e")
+            .attribute(Attribute::computed("hostname", Type::String, ""))
+            .attribute(Attribute::computed("condition", condition, ""));
+        let block = Block::new("r")
+            .attribute(Attribute::optional("immutable", Type::Bool, ""))
+            .block(NestedBlock::new("endpoint", Nesting::List, endpoint.clone()))
+            .block(NestedBlock::new("tagged", Nesting::Set, endpoint));
+        let element = || {
+            Value::object([
+                ("hostname", Value::Null),
+                (
+                    "condition",
+                    Value::List(vec![Value::object([("serving", Value::Null)])]),
+                ),
+            ])
+        };
+        let mut state = Value::object([
+            ("immutable", Value::Null),
+            ("endpoint", Value::List(vec![element()])),
+            ("tagged", Value::Set(vec![element()])),
+        ]);
+        sdk_read_zeros("kubernetes_secret_v1", &block, &mut state);
+        assert_eq!(
+            state.get("immutable"),
+            &Value::Bool(false),
+            "the type's reads_zero fact"
+        );
+        let read = &state.get("endpoint").elements()[0];
+        assert_eq!(read.get("hostname"), &Value::string(""));
+        assert_eq!(
+            read.get("condition").elements()[0].get("serving"),
+            &Value::Bool(false)
+        );
+        assert_eq!(
+            state.get("tagged").elements()[0],
+            element(),
+            "a set element is its identity"
+        );
     }
 
     #[test]
