@@ -26,7 +26,7 @@ const KINDS: [&str; 13] = [
     "mount",
     "framework",
     "default",
-    "reads_zero",
+    "reads_absent_as",
     "computed_block",
     "validate",
     "force_new",
@@ -289,7 +289,7 @@ pub fn expand(root: &Path) -> Result<Facts, Error> {
 /// resolves through list indices.
 fn normalised(row: &Recorded, shape: &(String, String, String, String), paths: &Shapes) -> Option<String> {
     match row.fact.as_str() {
-        "default" | "reads_zero" => {
+        "default" | "reads_absent_as" => {
             let value: Json = serde_json::from_str(&row.argument).ok()?;
             let typed = match (shape.2.as_str(), &value) {
                 ("string", Json::String(_)) | ("number", Json::Number(_)) | ("bool", Json::Bool(_)) => value,

@@ -800,7 +800,7 @@ fn catalog(
             .filter(|_| row_kind == "resource")
             .into_iter()
             .flatten()
-            .filter(|f| matches!(f.fact.as_str(), "default" | "reads_zero" | "computed_block"))
+            .filter(|f| matches!(f.fact.as_str(), "default" | "reads_absent_as" | "computed_block"))
             .map(|f| f.path.clone())
             .collect();
         let mut generator = TypeGen {

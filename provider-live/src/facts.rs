@@ -18,7 +18,7 @@ use crate::kinds::spec_quantity::SameQuantity;
 
 const FACTS: &str = include_str!("../catalog/facts.tsv");
 
-/// One fact of a type: `kind` is `default`, `reads_zero`, `computed_block`, `validate`, `force_new`,
+/// One fact of a type: `kind` is `default`, `reads_absent_as`, `computed_block`, `validate`, `force_new`,
 /// `diff_suppress`, `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with`, or
 /// `framework` (the type is a plugin-framework resource, not an SDKv2 one).
 #[derive(Clone, Copy, Debug)]
@@ -135,10 +135,11 @@ fn apply(fact: &Fact, target: Target<'_>) -> Result<(), String> {
     };
     let rules: &mut Rules = &mut attribute.rules;
     match fact.kind {
-        "default" | "reads_zero" if attribute.required || (attribute.computed && !attribute.optional) => {}
+        "default" | "reads_absent_as"
+            if attribute.required || (attribute.computed && !attribute.optional) => {}
         // The top-level attribute hashicorp's read sets from a field the object may omit holds
         // the zero value then: planned and read back as a default that is never sent.
-        "default" | "reads_zero" => {
+        "default" | "reads_absent_as" => {
             let json: serde_json::Value = serde_json::from_str(fact.argument).map_err(|e| e.to_string())?;
             attribute.set_default(Value::from_json(&json));
         }
@@ -209,21 +210,41 @@ pub fn is_sdk_v2(type_name: &str) -> bool {
 /// ClusterIP Service port's `node_port`). Set elements are left alone: the engine pairs them
 /// with the configuration's by their whole value. Optional attributes get the same from
 /// [`sdk_zero_defaults`] at plan; this covers what only a read fills, and the type's
-/// `reads_zero` attributes for a data source, whose read is its resource's.
+/// `reads_absent_as` attributes for a data source, whose read is its resource's.
 pub fn sdk_read_zeros(type_name: &str, block: &Block, state: &mut Value) {
-    for fact in of(type_name).iter().filter(|f| f.kind == "reads_zero") {
-        let present_and_null = state
-            .entries()
-            .and_then(|e| e.get(fact.path))
-            .is_some_and(Value::is_null);
-        if present_and_null && let Ok(zero) = serde_json::from_str(fact.argument) {
-            state.set(fact.path, Value::from_json(&zero));
+    for fact in of(type_name).iter().filter(|f| f.kind == "reads_absent_as") {
+        if let Ok(json) = serde_json::from_str(fact.argument) {
+            fill_absent(
+                state,
+                &fact.path.split('.').collect::<Vec<_>>(),
+                &Value::from_json(&json),
+            );
         }
     }
     for nested in &block.nested_as_blocks().blocks {
         if !matches!(nested.type_name.as_str(), "metadata" | "timeouts") {
             zeros_in(nested, state.get_mut(&nested.type_name));
         }
+    }
+}
+
+/// Sets the null attribute at `path` (through every element of the lists on the way) to
+/// `value`; a path the state lacks is left alone.
+fn fill_absent(state: &mut Value, path: &[&str], value: &Value) {
+    let Some((head, rest)) = path.split_first() else {
+        return;
+    };
+    let Value::Object(fields) = state else {
+        return;
+    };
+    let Some(child) = fields.get_mut(*head) else {
+        return;
+    };
+    match (rest.is_empty(), child) {
+        (true, v) if v.is_null() => *v = value.clone(),
+        (false, Value::List(items)) => items.iter_mut().for_each(|i| fill_absent(i, rest, value)),
+        (false, v @ Value::Object(_)) => fill_absent(v, rest, value),
+        _ => {}
     }
 }
 
@@ -357,7 +378,7 @@ mod tests {
         assert_eq!(
             state.get("immutable"),
             &Value::Bool(false),
-            "the type's reads_zero fact"
+            "the type's reads_absent_as fact"
         );
         let read = &state.get("endpoint").elements()[0];
         assert_eq!(read.get("hostname"), &Value::string(""));
