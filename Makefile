@@ -68,9 +68,10 @@ break-check: setup build
 	@scripts/break-check.sh
 
 # The value codec and the configuration validators against 1,000,000 generated and mutated
-# inputs (msgpack, JSON, typed values, timeouts strings); `make test` runs a 20,000 slice.
+# inputs (msgpack, JSON, typed values, timeouts strings); `make test` runs a 20,000 slice. By
+# binary name, not package, as `make release` says below.
 fuzz:
-	$(CARGO) run --release -p estate-tools --bin fuzz
+	$(CARGO) run --release --bin fuzz
 
 fmt:
 	$(CARGO) fmt --all
@@ -90,16 +91,21 @@ clean:
 # and the public key signing-key.asc. The key: RELEASE_SIGNING_KEY=<secret key file> or
 # RELEASE_SIGNING_KEY_ARMOR=<the key> (with RELEASE_SIGNING_PASSPHRASE if it has one). Without
 # one, a throwaway key signs them, and they are for testing only.
+#
+# The tools run by binary name, not by package (`-p estate-tools`), for the reason
+# acceptance/src/build.rs gives: Cargo then resolves features over the whole workspace, as
+# `make build` does, and reuses its compiled dependencies instead of building them a second time
+# with other features.
 RELEASE_DIR ?= dist/release
 release:
 	$(CARGO) build-all
-	$(CARGO) run --release --quiet -p estate-tools --bin release -- --out "$(RELEASE_DIR)"
+	$(CARGO) run --release --quiet --bin release -- --out "$(RELEASE_DIR)"
 
 # Serves $(RELEASE_DIR) as a provider registry and network mirror over HTTPS (its own CA) on
 # 127.0.0.1:8443, and prints the CLI configuration to use it. Run `make release` first.
 registry:
-	$(CARGO) run --release --quiet -p estate-tools --bin registry -- --dir "$(RELEASE_DIR)"
+	$(CARGO) run --release --quiet --bin registry -- --dir "$(RELEASE_DIR)"
 
 # docs/ (registry layout) regenerated from the providers' schemas, templates/ and examples/.
 docs:
-	$(CARGO) run --release --quiet -p estate-tools --bin docs
+	$(CARGO) run --release --quiet --bin docs

@@ -8,8 +8,7 @@
 #
 # Without ../shared/realk8s it says so and exits 0: a fresh clone's `make test` never needs it.
 # Expects `make setup build` done (the Makefile's `test-real` target runs them first).
-# Usage: scripts/test-real.sh [TEST ...]   (default: every acceptance/tests/*.rs and tools/tests/*.rs
-# using a cluster)
+# Usage: scripts/test-real.sh [TEST ...]   (default: every acceptance/tests/*.rs using a cluster)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -87,12 +86,11 @@ echo "test-real: up after $((SECONDS - started)) s; KUBECONFIG=$KUBECONFIG"
 
 tests=("$@")
 if [[ ${#tests[@]} -eq 0 ]]; then
-    for file in $(grep -lE 'Cluster::start|Estates::start' acceptance/tests/*.rs tools/tests/*.rs); do
+    for file in $(grep -lE 'Cluster::start|Estates::start' acceptance/tests/*.rs); do
         tests+=("$(basename "$file" .rs)")
     done
 fi
-# The tools' tests (tools/tests: the registry install) use a cluster too.
-selection=(-p acceptance -p estate-tools)
+selection=(-p acceptance)
 for t in "${tests[@]}"; do selection+=(--test "$t"); done
 status=0
 # Two suites at a time, as on the test server, the corpus first and alone (scripts/test.sh); a

@@ -1,14 +1,12 @@
-//! The project's tools, apart from the tests: release signing ([`release`], `make release`), the
-//! provider registry that serves a release ([`registry`], `make registry`), the registry docs
-//! generator ([`docs`], `make docs`), the fuzzer of the value codec and the validators ([`fuzz`],
-//! `make fuzz`) and the benchmarks (`src/bin/bench_*.rs` with [`bench`] and
-//! [`provider_meter`]; figures in docs/benchmarks.md). The benchmarks run the engine against a
-//! cluster through the acceptance harness; the shipped tools need only the providers and
-//! [`provider_mirror`]'s constants.
+//! The project's shipped tools: release signing ([`release`], `make release`), the provider
+//! registry that serves a release ([`registry`], `make registry`), the registry docs generator
+//! ([`docs`], `make docs`) and the fuzzer of the value codec and the validators ([`fuzz`],
+//! `make fuzz`). They need only the providers and [`provider_mirror`]'s constants, never the test
+//! harness: the benchmarks, which drive the engine through it, are the `estate-bench` crate
+//! (`benchmarks/`), and the tests of the release, the registry and the docs that run the engine
+//! are acceptance tests (`acceptance/tests/registry_install.rs`, `docs.rs`).
 
-pub mod bench;
 pub mod docs;
 pub mod fuzz;
-pub mod provider_meter;
 pub mod registry;
 pub mod release;

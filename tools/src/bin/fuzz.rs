@@ -3,7 +3,7 @@
 //! mutated and random inputs by default, then a table of inputs per target, the rate, and
 //! every failure with the command that replays it. Exits 1 on any failure.
 //!
-//! Usage: `cargo run --release -p acceptance --bin fuzz -- [INPUTS [SEED [FIRST]]]`
+//! Usage: `cargo run --release --bin fuzz -- [INPUTS [SEED [FIRST]]]`
 //! (`make fuzz`). Input `i` depends only on SEED and `i`: `-- 1 SEED i` replays it alone.
 
 use std::process::ExitCode;
@@ -51,7 +51,7 @@ fn main() -> ExitCode {
     );
     for failure in &report.failures {
         println!(
-            "\nFAILED input {} ({}): {}\n  replay: cargo run --release -p acceptance --bin fuzz -- 1 {seed:#x} {}",
+            "\nFAILED input {} ({}): {}\n  replay: cargo run --release --bin fuzz -- 1 {seed:#x} {}",
             failure.index,
             failure.target.name(),
             failure.problem,
