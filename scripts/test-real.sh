@@ -86,11 +86,11 @@ echo "test-real: up after $((SECONDS - started)) s; KUBECONFIG=$KUBECONFIG"
 
 tests=("$@")
 if [[ ${#tests[@]} -eq 0 ]]; then
-    for file in $(grep -lE 'Cluster::start|Estates::start' acceptance/tests/*.rs); do
+    for file in $(grep -lE 'Cluster::start|Estates::start' acceptance/tests/*.rs tools/tests/*.rs); do
         tests+=("$(basename "$file" .rs)")
     done
 fi
-selection=(-p acceptance)
+selection=(-p acceptance -p estate-tools)
 for t in "${tests[@]}"; do selection+=(--test "$t"); done
 status=0
 # Two suites at a time, as on the test server, the corpus first and alone (scripts/test.sh); a

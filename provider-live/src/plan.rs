@@ -66,8 +66,9 @@ pub fn unknown_computed(block: &Block, proposed: &Value, prior: Option<&Value>) 
 }
 
 /// The part of a planned value the user configured: computed attributes that are null in
-/// the configuration become null again, so the server-side-apply body claims only what the
-/// user set and fields other actors own (an autoscaler's `replicas`) stay theirs.
+/// the configuration become null again, and computed blocks it leaves out empty, so the
+/// server-side-apply body claims only what the user set and fields other actors own (an
+/// autoscaler's `replicas`) stay theirs.
 pub fn configured_only(block: &Block, planned: &Value, config: &Value) -> Value {
     let block = &*block.nested_as_blocks();
     let Value::Object(fields) = planned else {
@@ -84,6 +85,12 @@ pub fn configured_only(block: &Block, planned: &Value, config: &Value) -> Value 
             continue;
         };
         let config_of = config.get(&nested.type_name);
+        // A computed block the configuration leaves out is the server's (a rolling update's
+        // parameters under a strategy turned Recreate must not be sent back).
+        if nested.computed && config_of.elements().is_empty() && matches!(&*value, Value::List(_)) {
+            *value = Value::List(Vec::new());
+            continue;
+        }
         *value = match (nested.nesting, &*value) {
             (Nesting::Single | Nesting::Group, v) => configured_only(&nested.block, v, config_of),
             // Lists pair by index, as the engine itself does for proposed values.

@@ -3,8 +3,8 @@
 //! ([`docs`], `make docs`) and the fuzzer of the value codec and the validators ([`fuzz`],
 //! `make fuzz`). They need only the providers and [`provider_mirror`]'s constants, never the test
 //! harness: the benchmarks, which drive the engine through it, are the `estate-bench` crate
-//! (`benchmarks/`), and the tests of the release, the registry and the docs that run the engine
-//! are acceptance tests (`acceptance/tests/registry_install.rs`, `docs.rs`).
+//! (`benchmarks/`), and only this crate's own tests that run the engine (`tests/registry_install.rs`,
+//! `tests/docs.rs`) use it, as a dev-dependency.
 
 pub mod docs;
 pub mod fuzz;
