@@ -221,9 +221,21 @@ pub fn sdk_read_zeros(type_name: &str, block: &Block, state: &mut Value) {
             );
         }
     }
-    for nested in &block.nested_as_blocks().blocks {
+    let block = block.nested_as_blocks();
+    for nested in &block.blocks {
         if !matches!(nested.type_name.as_str(), "metadata" | "timeouts") {
             zeros_in(nested, state.get_mut(&nested.type_name));
+        }
+    }
+    // Computed objects known only by their type (a data source's `spec`): their elements'
+    // primitives too; a top-level primitive stays as read.
+    if let Value::Object(fields) = state {
+        for attribute in &block.attributes {
+            if matches!(attribute.ty, Type::List(_) | Type::Map(_) | Type::Object(_))
+                && let Some(value) = fields.get_mut(&attribute.name)
+            {
+                zeros_by_type(&attribute.ty, value);
+            }
         }
     }
 }
@@ -358,6 +370,11 @@ mod tests {
             .attribute(Attribute::computed("condition", condition, ""));
         let block = Block::new("r")
             .attribute(Attribute::optional("immutable", Type::Bool, ""))
+            .attribute(Attribute::computed(
+                "status",
+                Type::list(Type::object([("ip", Type::String)])),
+                "",
+            ))
             .block(NestedBlock::new("endpoint", Nesting::List, endpoint.clone()))
             .block(NestedBlock::new("tagged", Nesting::Set, endpoint));
         let element = || {
@@ -371,6 +388,7 @@ mod tests {
         };
         let mut state = Value::object([
             ("immutable", Value::Null),
+            ("status", Value::List(vec![Value::object([("ip", Value::Null)])])),
             ("endpoint", Value::List(vec![element()])),
             ("tagged", Value::Set(vec![element()])),
         ]);
@@ -380,6 +398,7 @@ mod tests {
             &Value::Bool(false),
             "the type's reads_absent_as fact"
         );
+        assert_eq!(state.get("status").elements()[0].get("ip"), &Value::string(""));
         let read = &state.get("endpoint").elements()[0];
         assert_eq!(read.get("hostname"), &Value::string(""));
         assert_eq!(
