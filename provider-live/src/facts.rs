@@ -184,13 +184,9 @@ fn zero_defaults_in(block: &mut Block) {
         if attribute.required || attribute.computed || attribute.nested.is_some() {
             continue;
         }
-        let zero = match attribute.ty {
-            Type::String => Value::string(""),
-            Type::Number => Value::int(0),
-            Type::Bool => Value::Bool(false),
-            _ => continue,
-        };
-        attribute.set_default(zero);
+        if let Some(zero) = sdk_zero(&attribute.ty) {
+            attribute.set_default(zero);
+        }
     }
     for nested in &mut block.blocks {
         zero_defaults_in(&mut nested.block);
@@ -205,13 +201,10 @@ pub fn is_sdk_v2(type_name: &str) -> bool {
         .is_some_and(|rows| !rows.contains("\tframework\t"))
 }
 
-/// `state` as SDKv2 would hold it: every primitive left null inside a nested element read from
-/// the object, computed ones included, holds its zero value (hashicorp's state has `0` for a
-/// ClusterIP Service port's `node_port`). Set elements are left alone: the engine pairs them
-/// with the configuration's by their whole value. Optional attributes get the same from
-/// [`sdk_zero_defaults`] at plan; this covers what only a read fills, and the type's
-/// `reads_absent_as` attributes for a data source, whose read is its resource's.
-pub fn sdk_read_zeros(type_name: &str, block: &Block, state: &mut Value) {
+/// A data source's `state` with its resource type's `reads_absent_as` values where the object
+/// has none (a data source's read is its resource's). A resource gets them as defaults, which
+/// its read fills in already.
+pub fn read_absent_as(type_name: &str, state: &mut Value) {
     for fact in of(type_name).iter().filter(|f| f.kind == "reads_absent_as") {
         if let Ok(json) = serde_json::from_str(fact.argument) {
             fill_absent(
@@ -221,6 +214,14 @@ pub fn sdk_read_zeros(type_name: &str, block: &Block, state: &mut Value) {
             );
         }
     }
+}
+
+/// `state` as SDKv2 would hold it: every primitive left null inside a nested element read from
+/// the object, computed ones included, holds its zero value (hashicorp's state has `0` for a
+/// ClusterIP Service port's `node_port`). Set elements are left alone: the engine pairs them
+/// with the configuration's by their whole value. Optional attributes get the same from
+/// [`sdk_zero_defaults`] at plan; this covers what only a read fills.
+pub fn sdk_read_zeros(block: &Block, state: &mut Value) {
     let block = block.nested_as_blocks();
     for nested in &block.blocks {
         if !matches!(nested.type_name.as_str(), "metadata" | "timeouts") {
@@ -286,32 +287,32 @@ fn zeros_in(nested: &NestedBlock, value: Option<&mut Value>) {
 /// [`zeros_in`] for a value known only by its type (a computed object a data source reads):
 /// a null primitive becomes its zero, and list, map and object values are walked.
 fn zeros_by_type(ty: &Type, value: &mut Value) {
-    let zero = match ty {
-        Type::String => Value::string(""),
-        Type::Number => Value::int(0),
-        Type::Bool => Value::Bool(false),
-        Type::List(inner) | Type::Map(inner) => {
-            match value {
-                Value::List(items) => items.iter_mut().for_each(|i| zeros_by_type(inner, i)),
-                Value::Map(items) => items.values_mut().for_each(|i| zeros_by_type(inner, i)),
-                _ => {}
-            }
-            return;
-        }
-        Type::Object(fields) => {
-            if let Value::Object(values) = value {
-                for (name, t) in fields {
-                    if let Some(v) = values.get_mut(name) {
-                        zeros_by_type(t, v);
-                    }
+    match (ty, value) {
+        (Type::List(inner), Value::List(items)) => items.iter_mut().for_each(|i| zeros_by_type(inner, i)),
+        (Type::Map(inner), Value::Map(items)) => items.values_mut().for_each(|i| zeros_by_type(inner, i)),
+        (Type::Object(fields), Value::Object(values)) => {
+            for (name, t) in fields {
+                if let Some(v) = values.get_mut(name) {
+                    zeros_by_type(t, v);
                 }
             }
-            return;
         }
-        _ => return,
-    };
-    if value.is_null() {
-        *value = zero;
+        (ty, value) if value.is_null() => {
+            if let Some(zero) = sdk_zero(ty) {
+                *value = zero;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value SDKv2 reads for an unset primitive of type `ty`; `None` for any other type.
+fn sdk_zero(ty: &Type) -> Option<Value> {
+    match ty {
+        Type::String => Some(Value::string("")),
+        Type::Number => Some(Value::int(0)),
+        Type::Bool => Some(Value::Bool(false)),
+        _ => None,
     }
 }
 
@@ -392,7 +393,8 @@ mod tests {
             ("endpoint", Value::List(vec![element()])),
             ("tagged", Value::Set(vec![element()])),
         ]);
-        sdk_read_zeros("kubernetes_secret_v1", &block, &mut state);
+        read_absent_as("kubernetes_secret_v1", &mut state);
+        sdk_read_zeros(&block, &mut state);
         assert_eq!(
             state.get("immutable"),
             &Value::Bool(false),

@@ -177,7 +177,7 @@ impl<K: Kind> TypedResource<K> {
         // its zero value, and the Terraform-only settings (`wait_for_rollout`) are not in it.
         let mut state = rules::with_defaults(self.block(), &plan::conform(self.block(), state), &|_| true);
         if facts::is_sdk_v2(info.type_name) {
-            facts::sdk_read_zeros(info.type_name, self.block(), &mut state);
+            facts::sdk_read_zeros(self.block(), &mut state);
         }
         state
     }

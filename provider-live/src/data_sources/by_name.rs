@@ -157,7 +157,8 @@ impl DataSource for ByName {
         };
         let mut state = spec_convert::read_full(self.entry.fields(), &live);
         if facts::is_sdk_v2(self.name) {
-            facts::sdk_read_zeros(self.name, &block(self.entry), &mut state);
+            facts::read_absent_as(self.name, &mut state);
+            facts::sdk_read_zeros(&block(self.entry), &mut state);
         }
         if let Some(metadata) = state.get_mut("metadata") {
             filter_metadata(metadata, self.ctx.ignore());
