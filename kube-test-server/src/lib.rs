@@ -89,5 +89,6 @@ mod server;
 #[cfg(test)]
 mod layering;
 
+pub use schema::references;
 pub use server::{Options, ServerError, TestServer};
 pub use state::Controllers;

@@ -194,24 +194,8 @@ fn add_referenced(out: &mut Map<String, Value>, mut pending: Vec<String>) {
         let Some(def) = definitions.get(&name) else {
             continue;
         };
-        references(def, &mut pending);
+        schema::references(def, &mut pending);
         out.entry(name).or_insert_with(|| published(def));
-    }
-}
-
-fn references(node: &Value, out: &mut Vec<String>) {
-    match node {
-        Value::Object(m) => {
-            for (k, v) in m {
-                match (k.as_str(), v) {
-                    ("$ref", Value::String(r)) => out.push(r.clone()),
-                    ("default" | "enum", _) => {}
-                    _ => references(v, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|i| references(i, out)),
-        _ => {}
     }
 }
 

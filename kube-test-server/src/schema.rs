@@ -393,6 +393,25 @@ impl Type {
     }
 }
 
+/// Every `$ref` in an OpenAPI schema `node` (values under `default` and `enum` are data, not
+/// schema), pushed onto `out`: the definitions it references. The extract tool and the published
+/// documents both follow them.
+pub fn references(node: &Value, out: &mut Vec<String>) {
+    match node {
+        Value::Object(m) => {
+            for (k, v) in m {
+                match (k.as_str(), v) {
+                    ("$ref", Value::String(r)) => out.push(r.clone()),
+                    ("default" | "enum", _) => {}
+                    _ => references(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| references(i, out)),
+        _ => {}
+    }
+}
+
 /// Go's zero values as JSON: `null`, `""`, `0`, `false` and empty objects and lists.
 fn is_zero_value(v: &Value) -> bool {
     match v {

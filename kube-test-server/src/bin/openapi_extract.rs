@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kube_test_server::references;
 use serde_json::{Map, Value, json};
 
 /// Keys of a schema node the server uses; everything else (descriptions, unions) goes.
@@ -107,7 +108,7 @@ fn main() {
             continue;
         }
         if let Some(def) = definitions.get(&name) {
-            refs(def, &mut pending);
+            references(def, &mut pending);
         }
     }
     definitions.retain(|name, _| reachable.contains(name));
@@ -167,20 +168,4 @@ fn strip(def: &str, node: &Value) -> Value {
 /// `#/components/schemas/NAME` -> `NAME`.
 fn short_ref(r: &Value) -> Value {
     json!(r.as_str().unwrap_or("").rsplit('/').next().unwrap_or(""))
-}
-
-fn refs(node: &Value, out: &mut Vec<String>) {
-    match node {
-        Value::Object(m) => {
-            for (k, v) in m {
-                match (k.as_str(), v) {
-                    ("$ref", Value::String(r)) => out.push(r.clone()),
-                    ("default" | "enum", _) => {}
-                    _ => refs(v, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|i| refs(i, out)),
-        _ => {}
-    }
 }
