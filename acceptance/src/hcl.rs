@@ -31,6 +31,40 @@ pub fn metadata(name: &str, ns: &str) -> String {
     )
 }
 
+/// A `kubernetes_manifest` named `crd` for the namespaced CustomResourceDefinition
+/// `gizmos.<group>` (kind `Gizmo`, served and stored as `v1`) whose objects' `spec` has
+/// `properties`, the HCL of its OpenAPI properties.
+pub fn gizmo_crd(group: &str, properties: &str) -> String {
+    format!(
+        r#"resource "kubernetes_manifest" "crd" {{
+  manifest = {{
+    apiVersion = "apiextensions.k8s.io/v1"
+    kind       = "CustomResourceDefinition"
+    metadata   = {{ name = "gizmos.{group}" }}
+    spec = {{
+      group = "{group}"
+      names = {{ plural = "gizmos", singular = "gizmo", kind = "Gizmo", listKind = "GizmoList" }}
+      scope = "Namespaced"
+      versions = [{{
+        name    = "v1"
+        served  = true
+        storage = true
+        schema = {{
+          openAPIV3Schema = {{
+            type = "object"
+            properties = {{
+              spec = {{ type = "object", properties = {{ {properties} }} }}
+            }}
+          }}
+        }}
+      }}]
+    }}
+  }}
+}}
+"#
+    )
+}
+
 /// A string literal, escaped for HCL (`${` and `%{` would start a template).
 pub fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);

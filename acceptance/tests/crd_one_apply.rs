@@ -6,7 +6,7 @@
 //! serves is an apply error naming it and how long was waited; objects whose CRD was deleted
 //! out of band count as deleted.
 
-use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, gizmo_crd, quote, unique_name};
 use acceptance::{Cluster, EngineOutput};
 
 const KIND: &str = "Gizmo";
@@ -43,39 +43,12 @@ fn config(group: &str, ns: &str, blue: &str) -> String {
             quote(ns)
         )
     };
-    let crd = format!(
-        r#"resource "kubernetes_manifest" "crd" {{
-  manifest = {{
-    apiVersion = "apiextensions.k8s.io/v1"
-    kind       = "CustomResourceDefinition"
-    metadata   = {{ name = "{PLURAL}.{group}" }}
-    spec = {{
-      group = "{group}"
-      names = {{ plural = "{PLURAL}", singular = "gizmo", kind = "{KIND}", listKind = "{KIND}List" }}
-      scope = "Namespaced"
-      versions = [{{
-        name    = "v1"
-        served  = true
-        storage = true
-        schema = {{
-          openAPIV3Schema = {{
-            type = "object"
-            properties = {{
-              spec = {{
-                type = "object"
-                properties = {{
-                  color = {{ type = "string" }}
-                  size  = {{ type = "integer", default = 3 }}
-                }}
-              }}
-            }}
-          }}
-        }}
-      }}]
-    }}
-  }}
-}}
-"#
+    let crd = gizmo_crd(
+        group,
+        r#"
+        color = { type = "string" }
+        size  = { type = "integer", default = 3 }
+      "#,
     );
     format!(
         "{crd}\n{}\n{}",

@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use acceptance::engine::collect;
-use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, gizmo_crd, quote, unique_name};
 use acceptance::objects::base64_of;
 use acceptance::{Cluster, EngineOutput};
 
@@ -364,42 +364,15 @@ fn values_are_sent_in_the_types_of_the_api_schema_and_the_next_plan_is_empty() {
 /// A CustomResourceDefinition of group `group`: kind Gizmo with an integer `size`, a boolean
 /// `enabled`, a string `label`, an int-or-string `port` and a free-form `extra`.
 fn typed_crd(group: &str) -> String {
-    format!(
-        r#"resource "kubernetes_manifest" "crd" {{
-  manifest = {{
-    apiVersion = "apiextensions.k8s.io/v1"
-    kind       = "CustomResourceDefinition"
-    metadata   = {{ name = "gizmos.{group}" }}
-    spec = {{
-      group = "{group}"
-      names = {{ plural = "gizmos", singular = "gizmo", kind = "Gizmo", listKind = "GizmoList" }}
-      scope = "Namespaced"
-      versions = [{{
-        name    = "v1"
-        served  = true
-        storage = true
-        schema = {{
-          openAPIV3Schema = {{
-            type = "object"
-            properties = {{
-              spec = {{
-                type = "object"
-                properties = {{
-                  size    = {{ type = "integer" }}
-                  enabled = {{ type = "boolean" }}
-                  label   = {{ type = "string" }}
-                  port    = {{ "x-kubernetes-int-or-string" = true }}
-                  extra   = {{ type = "object", "x-kubernetes-preserve-unknown-fields" = true }}
-                }}
-              }}
-            }}
-          }}
-        }}
-      }}]
-    }}
-  }}
-}}
-"#
+    gizmo_crd(
+        group,
+        r#"
+        size    = { type = "integer" }
+        enabled = { type = "boolean" }
+        label   = { type = "string" }
+        port    = { "x-kubernetes-int-or-string" = true }
+        extra   = { type = "object", "x-kubernetes-preserve-unknown-fields" = true }
+      "#,
     )
 }
 
