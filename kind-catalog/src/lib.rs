@@ -297,7 +297,8 @@ struct Override {
     doc: Option<String>,
 }
 
-/// `overrides.tsv`: `type-or-*  path  json  scalar-or--  doc-or--`.
+/// `overrides.tsv`: `type-or-*  path  json  scalar-or--  doc-or--`; a json of `+field` is a
+/// field of another version of the kind that the provider translates.
 fn overrides(text: &str) -> Result<BTreeMap<(String, String), Override>, Error> {
     let mut out = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
@@ -592,6 +593,16 @@ impl<'g> TypeGen<'g> {
             };
             self.emit(node, "~", &nested(&node.row, shape), "-", &doc);
             self.object(&node.children, properties, atomic);
+            return;
+        }
+        if let Some(field) = json.strip_prefix('+') {
+            // Another version's field that the kind's own code translates (kinds/special.rs):
+            // this version's OpenAPI lacks it, so overrides.tsv gives its scalar.
+            let Some(scalar) = over.as_ref().and_then(|o| o.scalar.clone()) else {
+                self.miss(&path, "a translated field (+) needs its scalar in overrides.tsv");
+                return;
+            };
+            self.emit(node, field, "one", &scalar, &doc_override.unwrap_or_default());
             return;
         }
         let api: &'g OpenApi = self.api;

@@ -26,7 +26,12 @@ impl Deferred {
         Diagnostic::error(
             "Cannot connect to Kubernetes yet",
             format!(
-                "This needs the cluster now, but the provider setting {setting} depends on a value                  known only at apply (the cluster is created in this run). Resources plan without                  the cluster; data sources, imports and ephemeral resources cannot. Give a data                  source depends_on on what {setting} comes from (for example the module that creates                  the cluster) so that the engine reads it at apply, or apply that first                  (terraform apply -target=...).",
+                "This needs the cluster now, but the provider setting {setting} depends on a value \
+                 known only at apply (the cluster is created in this run). Resources plan without \
+                 the cluster; data sources, imports and ephemeral resources cannot. Give a data \
+                 source depends_on on what {setting} comes from (for example the module that creates \
+                 the cluster) so that the engine reads it at apply, or apply that first \
+                 (terraform apply -target=...).",
                 setting = self.setting
             ),
         )

@@ -35,6 +35,8 @@ pub enum ConnectError {
         #[source]
         source: kube::config::KubeconfigError,
     },
+    #[error("there is no kubeconfig file at {path:?}")]
+    KubeconfigNotFound { path: String, attribute: AttributePath },
     #[error("{what} {name:?} is not in the kubeconfig")]
     NotInKubeconfig { what: &'static str, name: String },
     #[error("will not send {credential} to {server} over plain http")]
@@ -70,6 +72,11 @@ impl From<ConnectError> for Diagnostic {
             )
             .at(at(attribute.split('.').next().unwrap_or(attribute))),
             ConnectError::InvalidHost { .. } => Diagnostic::error(summary, err.to_string()).at(at("host")),
+            ConnectError::KubeconfigNotFound { path, attribute } => Diagnostic::error(
+                "Kubeconfig file not found",
+                format!("There is no file at {path:?}: name an existing kubeconfig file."),
+            )
+            .at(attribute.clone()),
             ConnectError::NotInKubeconfig { what, .. } => {
                 let attribute = match *what {
                     "cluster" => "config_context_cluster",
@@ -162,9 +169,10 @@ pub fn provider_block(description: &str) -> Block {
         ))
 }
 
-/// Checks what is known of a provider block: the estate's syntax, settings that exclude
-/// each other, the host URL and that named kubeconfig files exist. Unknown values are
-/// skipped; the environment is not consulted (it is read at configure time).
+/// Checks what a provider block says: the estate's syntax, settings that exclude each other
+/// and the host URL. Unknown values are skipped. Nothing outside the configuration is read:
+/// `terraform validate` runs where no kubeconfig, exec plugin or cluster exists (CI jobs,
+/// pre-commit hooks), as hashicorp's validate does; files are checked at configure time.
 pub fn validate(config: &Value) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let known = |name: &str| config.get(name).as_str();
@@ -235,26 +243,6 @@ pub fn validate(config: &Value) -> Diagnostics {
             );
         }
     }
-    let mut check_file = |path: &str, at: AttributePath| {
-        let expanded = expand_home(path);
-        if !Path::new(&expanded).is_file() {
-            diags.push(
-                Diagnostic::error(
-                    "Kubeconfig file not found",
-                    format!("There is no file at {path:?}: name an existing kubeconfig file."),
-                )
-                .at(at),
-            );
-        }
-    };
-    if let Some(path) = known("config_path") {
-        check_file(path, AttributePath::root("config_path"));
-    }
-    for (i, p) in config.get("config_paths").elements().iter().enumerate() {
-        if let Some(path) = p.as_str() {
-            check_file(path, AttributePath::root("config_paths").index(i as i64));
-        }
-    }
     diags
 }
 
@@ -267,6 +255,7 @@ pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
         Some(e) => Estate::parse(e)?,
         None => return Err(ConnectError::MissingEstate),
     };
+    missing_kubeconfig(config)?;
     let settings = Settings::resolve(config, &|var| std::env::var(var).ok())?;
     install_crypto_provider();
     let client_config = client_config(&settings).await?;
@@ -275,6 +264,32 @@ pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
         .with_layer(&RetryAfterLayer)
         .build();
     Ok(Connection { client, estate })
+}
+
+/// A kubeconfig file the block names (`config_path`, `config_paths`) that does not exist, so
+/// the error names the attribute rather than a parse failure deep in the loader.
+fn missing_kubeconfig(config: &Value) -> Result<(), ConnectError> {
+    let named = config
+        .get("config_path")
+        .as_str()
+        .map(|p| (p, AttributePath::root("config_path")));
+    let listed = config
+        .get("config_paths")
+        .elements()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((p.as_str()?, AttributePath::root("config_paths").index(i as i64))));
+    match named
+        .into_iter()
+        .chain(listed)
+        .find(|(p, _)| !Path::new(&expand_home(p)).is_file())
+    {
+        Some((path, attribute)) => Err(ConnectError::KubeconfigNotFound {
+            path: path.to_string(),
+            attribute,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The first top-level attribute that is not wholly known.
@@ -379,7 +394,7 @@ mod tests {
     }
 
     #[test]
-    fn validate_reports_conflicts_and_missing_files() {
+    fn validate_reports_conflicts_but_reads_no_file() {
         let diags = validate(&Value::object([
             ("estate", Value::string("app")),
             ("host", Value::string("ftp://x")),
@@ -390,18 +405,31 @@ mod tests {
             ("client_certificate", Value::string("PEM")),
         ]));
         let paths: Vec<String> = diags.0.iter().map(path_of).collect();
-        assert_eq!(
-            paths,
-            [
-                "host",
+        assert_eq!(paths, ["host", "config_paths", "insecure", "client_key"]);
+    }
+
+    #[tokio::test]
+    async fn configure_names_the_kubeconfig_file_that_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let present = dir.path().join("present");
+        std::fs::write(&present, "apiVersion: v1\nkind: Config\n").unwrap();
+        let err = connect(&Value::object([
+            ("estate", Value::string("app")),
+            (
                 "config_paths",
-                "insecure",
-                "client_key",
-                "config_path",
-                "config_paths[0]"
-            ]
-        );
-        assert!(diags.0[4].detail.contains("/nonexistent/kubeconfig"));
+                Value::List(vec![
+                    Value::string(present.to_str().unwrap()),
+                    Value::string("/nonexistent/b"),
+                ]),
+            ),
+        ]))
+        .await
+        .err()
+        .expect("a missing file is an error");
+        let d = Diagnostic::from(err);
+        assert_eq!(path_of(&d), "config_paths[1]");
+        assert_eq!(d.summary, "Kubeconfig file not found");
+        assert!(d.detail.contains("/nonexistent/b"), "{}", d.detail);
     }
 
     #[test]

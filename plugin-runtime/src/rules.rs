@@ -17,8 +17,10 @@
 //!   of its number of elements does.
 //!
 //! One rule holds for every map: a null element (a variable left null) is dropped from the
-//! plan where the attribute is computed, and refused at validation elsewhere, since the engine
-//! requires the plan of a non-computed attribute to be its configuration.
+//! plan where the attribute is computed or the resource a legacy one (hashicorp's SDKv2 drops
+//! it, and the engine accepts a legacy plan that differs from the configuration), and refused
+//! at validation elsewhere, since the engine requires the plan of a non-computed attribute to
+//! be its configuration.
 
 use std::fmt;
 use std::sync::Arc;
@@ -146,90 +148,94 @@ fn at_sdk_path<'v>(root: &'v Value, path: &str) -> Option<&'v Value> {
 }
 
 /// Every diagnostic the rules of `block` raise for `config` (validators, constraints, null
-/// map elements of non-computed attributes).
-pub fn validate(block: &Block, config: &Value) -> Diagnostics {
+/// map elements of non-computed attributes unless `legacy`, whose plan drops them).
+pub fn validate(block: &Block, config: &Value, legacy: bool) -> Diagnostics {
     let mut out = Diagnostics::new();
-    validate_in(block, config, config, &AttributePath::default(), &mut out);
+    let check = Check { root: config, legacy };
+    check.block(block, config, &AttributePath::default(), &mut out);
     out
 }
 
-fn validate_in(block: &Block, root: &Value, value: &Value, at: &AttributePath, out: &mut Diagnostics) {
-    let block = &*block.nested_as_blocks();
-    for attribute in &block.attributes {
-        let v = value.get(&attribute.name);
-        let path = at.clone().attribute(&attribute.name);
-        validate_attribute(attribute, root, v, &path, out);
-    }
-    for nested in &block.blocks {
-        let v = value.get(&nested.type_name);
-        let path = at.clone().attribute(&nested.type_name);
-        match nested.nesting {
-            Nesting::Single | Nesting::Group => validate_in(&nested.block, root, v, &path, out),
-            Nesting::List | Nesting::Set => {
-                for (i, element) in v.elements().iter().enumerate() {
-                    // A set element has no index of its own; its position still tells users where.
-                    validate_in(&nested.block, root, element, &path.clone().index(i as i64), out);
-                }
-            }
-            Nesting::Map => {
-                for (k, element) in v.entries().into_iter().flatten() {
-                    validate_in(&nested.block, root, element, &path.clone().key(k), out);
-                }
-            }
-        }
-    }
+/// What every step of a validation shares: the whole configuration (constraints name absolute
+/// paths) and whether null map elements are dropped rather than refused.
+struct Check<'a> {
+    root: &'a Value,
+    legacy: bool,
 }
 
-fn validate_attribute(
-    attribute: &Attribute,
-    root: &Value,
-    value: &Value,
-    path: &AttributePath,
-    out: &mut Diagnostics,
-) {
-    if value.is_unknown() {
-        return;
-    }
-    if matches!(attribute.ty, Type::Map(_)) && !attribute.computed {
-        for (key, element) in value.entries().into_iter().flatten() {
-            if element.is_null() {
-                out.push(
-                    Diagnostic::error(
-                        format!("Invalid value for {path}"),
-                        format!(
-                            "The element {key:?} is null. Give it a value or leave the key out \
-                             (for example with a conditional expression)."
-                        ),
-                    )
-                    .at(path.clone().key(key)),
-                );
-            }
+impl Check<'_> {
+    fn block(&self, block: &Block, value: &Value, at: &AttributePath, out: &mut Diagnostics) {
+        let block = &*block.nested_as_blocks();
+        for attribute in &block.attributes {
+            let v = value.get(&attribute.name);
+            let path = at.clone().attribute(&attribute.name);
+            self.attribute(attribute, v, &path, out);
         }
-    }
-    if !value.is_null() {
-        let checked: Vec<(AttributePath, &Value)> = if checks_elements(attribute) {
-            value
-                .elements()
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (path.clone().index(i as i64), e))
-                .collect()
-        } else {
-            vec![(path.clone(), value)]
-        };
-        for (at, v) in checked {
-            if v.is_null() || !v.is_wholly_known() {
-                continue;
-            }
-            for validator in &attribute.rules.validators {
-                if let Err(why) = validator.check(v) {
-                    out.push(Diagnostic::error(format!("Invalid value for {at}"), why).at(at.clone()));
+        for nested in &block.blocks {
+            let v = value.get(&nested.type_name);
+            let path = at.clone().attribute(&nested.type_name);
+            match nested.nesting {
+                Nesting::Single | Nesting::Group => self.block(&nested.block, v, &path, out),
+                Nesting::List | Nesting::Set => {
+                    for (i, element) in v.elements().iter().enumerate() {
+                        // A set element has no index of its own; its position still tells users where.
+                        self.block(&nested.block, element, &path.clone().index(i as i64), out);
+                    }
+                }
+                Nesting::Map => {
+                    for (k, element) in v.entries().into_iter().flatten() {
+                        self.block(&nested.block, element, &path.clone().key(k), out);
+                    }
                 }
             }
         }
     }
-    for constraint in &attribute.rules.constraints {
-        check_constraint(constraint, root, value, path, out);
+
+    fn attribute(&self, attribute: &Attribute, value: &Value, path: &AttributePath, out: &mut Diagnostics) {
+        if value.is_unknown() {
+            return;
+        }
+        if matches!(attribute.ty, Type::Map(_)) && !attribute.computed && !self.legacy {
+            for (key, element) in value.entries().into_iter().flatten() {
+                if element.is_null() {
+                    out.push(
+                        Diagnostic::error(
+                            format!("Invalid value for {path}"),
+                            format!(
+                                "The element {key:?} is null. Give it a value or leave the key out \
+                             (for example with a conditional expression)."
+                            ),
+                        )
+                        .at(path.clone().key(key)),
+                    );
+                }
+            }
+        }
+        if !value.is_null() {
+            let checked: Vec<(AttributePath, &Value)> = if checks_elements(attribute) {
+                value
+                    .elements()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (path.clone().index(i as i64), e))
+                    .collect()
+            } else {
+                vec![(path.clone(), value)]
+            };
+            for (at, v) in checked {
+                if v.is_null() || !v.is_wholly_known() {
+                    continue;
+                }
+                for validator in &attribute.rules.validators {
+                    if let Err(why) = validator.check(v) {
+                        out.push(Diagnostic::error(format!("Invalid value for {at}"), why).at(at.clone()));
+                    }
+                }
+            }
+        }
+        for constraint in &attribute.rules.constraints {
+            check_constraint(constraint, self.root, value, path, out);
+        }
     }
 }
 
@@ -301,6 +307,14 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy
             *value = if unsaved { Value::Null } else { default.clone() };
             continue;
         }
+        // A null element is no entry (hashicorp's SDKv2 drops it when it reads the
+        // configuration), so an equivalent map is compared without it.
+        if matches!(attribute.ty, Type::Map(_))
+            && (attribute.computed || legacy)
+            && let Value::Map(entries) = value
+        {
+            entries.retain(|_, v| !v.is_null());
+        }
         // A configured value is planned exactly as written: both engines refuse a plan that
         // differs from a non-null configuration, equivalent or not, unless the resource is a
         // legacy one. Otherwise only a value the configuration leaves to the provider may keep
@@ -318,12 +332,6 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy
             {
                 *value = canonical;
             }
-        }
-        if matches!(attribute.ty, Type::Map(_))
-            && attribute.computed
-            && let Value::Map(entries) = value
-        {
-            entries.retain(|_, v| !v.is_null());
         }
     }
     for nested in &block.blocks {
@@ -518,6 +526,24 @@ mod tests {
         }
     }
 
+    struct ElementsIgnoringCase;
+
+    impl Equivalence for ElementsIgnoringCase {
+        fn equivalent(&self, a: &Value, b: &Value) -> bool {
+            let lower = |v: &Value| {
+                v.entries().map(|e| {
+                    e.iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().map(str::to_lowercase)))
+                        .collect::<Vec<_>>()
+                })
+            };
+            lower(a) == lower(b)
+        }
+        fn describe(&self) -> String {
+            "case-insensitive elements".into()
+        }
+    }
+
     fn schema() -> Block {
         let mut scheme = Attribute::optional("scheme", Type::String, "").with_default(Value::string("HTTP"));
         scheme.rules.validators.push(Arc::new(OneOf(&["HTTP", "HTTPS"])));
@@ -560,7 +586,7 @@ mod tests {
             ("scheme", Value::string("FTP")),
             ("modes", Value::List(vec![Value::string("a"), Value::string("z")])),
         ]);
-        let got = validate(&schema(), &config);
+        let got = validate(&schema(), &config, false);
         let paths: Vec<String> = got
             .0
             .iter()
@@ -570,7 +596,7 @@ mod tests {
         assert!(got.0[0].detail.contains("HTTPS"), "{}", got.0[0].detail);
         let unknown = probe(vec![("scheme", Value::unknown())]);
         assert!(
-            validate(&schema(), &unknown).is_empty(),
+            validate(&schema(), &unknown, false).is_empty(),
             "unknown values wait for apply"
         );
     }
@@ -581,16 +607,47 @@ mod tests {
             ("name", Value::string("a")),
             ("generate_name", Value::string("a-")),
         ]);
-        let got = validate(&schema(), &both);
+        let got = validate(&schema(), &both, false);
         assert_eq!(got.0.len(), 1);
         assert!(got.0[0].detail.contains("generate_name"), "{}", got.0[0].detail);
         let null_label = Value::object([("labels", Value::Map([("app".to_string(), Value::Null)].into()))]);
-        let got = validate(&schema(), &null_label);
+        let got = validate(&schema(), &null_label, false);
         assert_eq!(got.0[0].attribute.clone().unwrap().to_string(), "labels[\"app\"]");
         let null_limit = Value::object([("limits", Value::Map([("cpu".to_string(), Value::Null)].into()))]);
         assert!(
-            validate(&schema(), &null_limit).is_empty(),
+            validate(&schema(), &null_limit, false).is_empty(),
             "a computed map drops it at plan"
+        );
+        assert!(
+            validate(&schema(), &null_label, true).is_empty(),
+            "a legacy resource drops it at plan, as hashicorp's SDKv2 does"
+        );
+    }
+
+    #[test]
+    fn a_legacy_plan_drops_null_elements_before_comparing_equivalent_maps() {
+        let mut block = schema();
+        block.attributes[3].rules.equivalence = Some(Arc::new(ElementsIgnoringCase));
+        let map = |entries: &[(&str, Value)]| {
+            Value::Map(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        };
+        let prior = Value::object([("limits", map(&[("memory", Value::string("1536mi"))]))]);
+        let config = Value::object([
+            (
+                "labels",
+                map(&[("app", Value::string("a")), ("team", Value::Null)]),
+            ),
+            (
+                "limits",
+                map(&[("cpu", Value::Null), ("memory", Value::string("1536Mi"))]),
+            ),
+        ]);
+        let planned = plan(&block, &config, &prior, config.clone(), true);
+        assert_eq!(planned.get("labels"), &map(&[("app", Value::string("a"))]));
+        assert_eq!(
+            planned.get("limits"),
+            prior.get("limits"),
+            "an equal map is no change because a null element sits beside it"
         );
     }
 

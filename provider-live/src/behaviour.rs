@@ -147,7 +147,7 @@ pub fn of(info: &'static KindInfo) -> Box<dyn Behaviour> {
     Box::new(Kinded {
         info,
         facts,
-        special: Special::of(info.kind),
+        special: Special::of(info.kind, info.api_version),
     })
 }
 
@@ -231,6 +231,12 @@ impl Behaviour for Kinded {
     fn complete(&self, object: &mut Map<String, Json>) {
         if let Some(special) = &self.special {
             special.complete(object);
+        }
+    }
+
+    fn read_view(&self, object: &mut Json, prior: &Value) {
+        if let Some(special) = &self.special {
+            special.read_view(object, prior);
         }
     }
 }

@@ -99,6 +99,10 @@ pub trait Behaviour: Send + Sync + 'static {
     /// Default: nothing.
     fn complete(&self, _object: &mut Map<String, Json>) {}
 
+    /// Rewrites a live object before it is read into `prior`'s shape, where the resource's
+    /// attributes stand for the object's fields in another form. Default: nothing.
+    fn read_view(&self, _object: &mut Json, _prior: &Value) {}
+
     /// Removes from an object being imported what the API server added by itself inside
     /// values owned whole (items of an atomic list, like a pod's default tolerations), which
     /// field ownership cannot tell from the user's. Default: nothing.

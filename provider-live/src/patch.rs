@@ -708,6 +708,11 @@ impl Resource for PatchResource {
         self.info().aliases
     }
 
+    /// hashicorp's patch-style resources are SDKv2 ones too (a null label is dropped, not refused).
+    fn legacy_type_system(&self) -> bool {
+        crate::facts::is_sdk_v2(self.info().type_name)
+    }
+
     fn schema(&self) -> Schema {
         let info = self.info();
         let mut block = self.kind.block();
@@ -783,8 +788,11 @@ impl Resource for PatchResource {
                 MetaShape::NameDefaultNamespace => &["namespace"],
                 _ => &[],
             };
+            // Only a value the configuration leaves null is defaulted: one known only at apply
+            // (a namespace created in the same run) stays unknown, or the engine refuses the plan.
+            let configured = metadata::of(&req.config);
             for field in defaulted {
-                if meta.get(field).is_null() || meta.get(field).is_unknown() {
+                if configured.get(field).is_null() {
                     meta.set(field, Value::string("default"));
                 }
             }

@@ -19,7 +19,7 @@ impl ProviderService {
                 entry.value_type(),
                 "data source configuration",
             )?;
-            let mut diagnostics = rules::validate(&entry.schema().block, &config);
+            let mut diagnostics = rules::validate(&entry.schema().block, &config, false);
             diagnostics.extend(entry.data_source.validate(&config));
             Ok(diagnostics)
         });

@@ -34,7 +34,8 @@ impl ProviderService {
             } else {
                 write_only_refused(&entry.schema().block, &config)
             };
-            diagnostics.extend(rules::validate(&entry.schema().block, &config));
+            let legacy = entry.resource.legacy_type_system();
+            diagnostics.extend(rules::validate(&entry.schema().block, &config, legacy));
             diagnostics.extend(entry.resource.validate(&config));
             Ok(diagnostics)
         });

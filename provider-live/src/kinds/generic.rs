@@ -55,7 +55,9 @@ impl Kind for CatalogKind {
     }
 
     fn from_object(&self, object: &Json, prior: &Value) -> Value {
-        let mut value = spec_convert::read(self.entry.fields(), object, prior);
+        let mut view = object.clone();
+        self.behaviour.read_view(&mut view, prior);
+        let mut value = spec_convert::read(self.entry.fields(), &view, prior);
         if !self.entry.timeouts.is_empty() {
             value.set("timeouts", spec_wait::read_timeouts(prior));
         }
@@ -92,6 +94,10 @@ impl Behaviour for CatalogKind {
 
     fn imported(&self, object: &Json, state: &mut Value) {
         self.behaviour.imported(object, state)
+    }
+
+    fn read_view(&self, object: &mut Json, prior: &Value) {
+        self.behaviour.read_view(object, prior)
     }
 }
 

@@ -414,6 +414,10 @@ impl Resource for SecretResource {
         self.typed.schema()
     }
 
+    fn legacy_type_system(&self) -> bool {
+        self.typed.legacy_type_system()
+    }
+
     fn validate(&self, config: &Value) -> Diagnostics {
         let mut out = self.typed.validate(config);
         out.extend(validate_write_only(config));

@@ -2,7 +2,8 @@
 //! a Pod waits for the phases its `target_state` names and drops the tolerations the API server
 //! adds by itself; a CertificateSigningRequest is approved (`auto_approve`) and waits for its
 //! certificate; a Service sends `allocateLoadBalancerNodePorts` and `loadBalancerClass` only as a LoadBalancer; an
-//! Ingress path gets the `pathType` networking/v1beta1 implied.
+//! Ingress path gets the `pathType` networking/v1beta1 implied; an autoscaling/v2
+//! HorizontalPodAutoscaler takes autoscaling/v1's `target_cpu_utilization_percentage`.
 
 use std::time::Duration;
 
@@ -28,12 +29,22 @@ pub enum Special {
     /// A certificate signing request is approved (`auto_approve`, true by default) and waits
     /// for its certificate.
     SigningRequest,
+    /// hashicorp's unversioned `kubernetes_horizontal_pod_autoscaler` writes autoscaling/v1,
+    /// whose `targetCPUUtilizationPercentage` autoscaling/v2 spells as a cpu Resource metric
+    /// (resource_kubernetes_horizontal_pod_autoscaler.go:206, `useV2Beta2`): written as that
+    /// metric, read back as the percentage where the resource sets it and no `metric`.
+    Autoscaler,
 }
+
+/// The catalog's JSON key for `target_cpu_utilization_percentage` (overrides.tsv): autoscaling/v1's
+/// field, which an autoscaling/v2 object holds as a metric.
+const TARGET_CPU: &str = "targetCPUUtilizationPercentage";
 
 impl Special {
     /// The special behaviour of Kubernetes kind `kind`, if it has one.
-    pub fn of(kind: &str) -> Option<Special> {
+    pub fn of(kind: &str, api_version: &str) -> Option<Special> {
         match kind {
+            "HorizontalPodAutoscaler" if api_version == "autoscaling/v2" => Some(Special::Autoscaler),
             "Pod" => Some(Special::Pod),
             "Ingress" => Some(Special::Ingress),
             "Service" => Some(Special::Service),
@@ -52,7 +63,7 @@ impl Special {
         match self {
             Special::Pod => Some(pod_phase(client, object, planned).await),
             Special::SigningRequest => Some(approve_and_sign(client, object, planned).await),
-            Special::Ingress | Special::Service => None,
+            Special::Ingress | Special::Service | Special::Autoscaler => None,
         }
     }
 
@@ -115,9 +126,57 @@ impl Special {
                     }
                 }
             }
+            Special::Autoscaler => {
+                let Some(spec) = object.get_mut("spec").and_then(Json::as_object_mut) else {
+                    return;
+                };
+                let Some(percent) = spec.remove(TARGET_CPU) else {
+                    return;
+                };
+                // autoscaling/v1 has no metrics: with `metric` blocks the percentage is unused.
+                if spec
+                    .get("metrics")
+                    .and_then(Json::as_array)
+                    .is_none_or(Vec::is_empty)
+                {
+                    spec.insert("metrics".into(), serde_json::json!([cpu_metric(percent)]));
+                }
+            }
             Special::Pod | Special::SigningRequest => {}
         }
     }
+
+    /// See [`crate::kind::Behaviour::read_view`].
+    pub fn read_view(&self, object: &mut Json, prior: &Value) {
+        if !matches!(self, Special::Autoscaler) {
+            return;
+        }
+        let spec = prior.get("spec").elements().first().cloned().unwrap_or_default();
+        let by_percentage = !spec.get("target_cpu_utilization_percentage").is_null()
+            && spec.get("metric").elements().is_empty();
+        let Some(live) = object.get_mut("spec").and_then(Json::as_object_mut) else {
+            return;
+        };
+        let percent = match live.get("metrics").and_then(Json::as_array).map(Vec::as_slice) {
+            Some([only]) => only
+                .pointer("/resource/target/averageUtilization")
+                .filter(|_| *only == cpu_metric(only["resource"]["target"]["averageUtilization"].clone()))
+                .cloned(),
+            _ => None,
+        };
+        if let (true, Some(percent)) = (by_percentage, percent) {
+            live.remove("metrics");
+            live.insert(TARGET_CPU.into(), percent);
+        }
+    }
+}
+
+/// The autoscaling/v2 metric autoscaling/v1's `targetCPUUtilizationPercentage` stands for.
+fn cpu_metric(percent: Json) -> Json {
+    serde_json::json!({
+        "type": "Resource",
+        "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": percent}},
+    })
 }
 
 /// hashicorp's Pod timeout for create.
