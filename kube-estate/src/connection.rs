@@ -413,7 +413,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let present = dir.path().join("present");
         std::fs::write(&present, "apiVersion: v1\nkind: Config\n").unwrap();
-        let err = connect(&Value::object([
+        let Err(err) = connect(&Value::object([
             ("estate", Value::string("app")),
             (
                 "config_paths",
@@ -424,8 +424,9 @@ mod tests {
             ),
         ]))
         .await
-        .err()
-        .expect("a missing file is an error");
+        else {
+            panic!("a missing file is an error");
+        };
         let d = Diagnostic::from(err);
         assert_eq!(path_of(&d), "config_paths[1]");
         assert_eq!(d.summary, "Kubeconfig file not found");
