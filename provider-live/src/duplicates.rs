@@ -166,7 +166,7 @@ pub async fn write(
 ) -> Result<Json, ApiError> {
     let Some(precondition) = precondition else {
         let created = objects::post(client, target, body, manager.name).await?;
-        return objects::claim_for_apply(client, target, &created, manager.name).await;
+        return hand_over(client, target, created, manager.name).await;
     };
     let resource = &target.resource;
     let Some(schema) = ctx
@@ -190,7 +190,32 @@ pub async fn write(
         );
     }
     let replaced = objects::replace(client, target, &object, manager.name).await?;
-    objects::claim_for_apply(client, target, &replaced, manager.name).await
+    hand_over(client, target, replaced, manager.name).await
+}
+
+/// How many times a hand-over is tried while the object keeps moving.
+const HAND_OVER_TRIES: usize = 5;
+
+/// Hands what the write set to `manager`'s apply ([`objects::claim_for_apply`]). The object's
+/// controller may write it right after (a Deployment's revision annotation, its status), which
+/// the hand-over's resourceVersion refuses: the object is read again, and the write's entry,
+/// still there, handed over from that.
+async fn hand_over(client: &Client, target: &Target, written: Json, manager: &str) -> Result<Json, ApiError> {
+    let mut object = written;
+    let mut tries = 1;
+    loop {
+        match objects::claim_for_apply(client, target, &object, manager).await {
+            Err(ApiError::Conflict { .. }) if tries < HAND_OVER_TRIES => {
+                tries += 1;
+                object = objects::get(client, target)
+                    .await?
+                    .ok_or_else(|| ApiError::NotFound {
+                        object: target.object_ref(),
+                    })?;
+            }
+            result => return result,
+        }
+    }
 }
 
 #[cfg(test)]
