@@ -13,6 +13,7 @@ pub mod retry;
 mod retry_after;
 mod settings;
 pub mod stop;
+pub mod typed_patch;
 
 pub use api_error::{ApiError, FieldConflict};
 pub use configured::{Configured, Deferred};

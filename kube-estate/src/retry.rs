@@ -284,6 +284,7 @@ fn classify(error: &kube::Error) -> (Attempt, bool) {
                 .filter(|s| *s > 0)
                 .map(|s| Duration::from_secs(s.into()));
             let attempt = match status.code {
+                _ if crate::typed_patch::refusal(status.code, &status.message).is_some() => Attempt::Final,
                 429 => Attempt::NotProcessed(hint),
                 500..=599 => Attempt::Unknown(hint),
                 _ => Attempt::Final,
@@ -527,6 +528,25 @@ mod tests {
             assert!(!failure.uncertain, "{code}");
             assert!(waits.is_empty(), "{code}");
         }
+    }
+
+    /// Server-side apply's 500 for an object it cannot type (a key twice in a keyed list) is
+    /// the same on every try: tried once, never "unavailable".
+    #[tokio::test]
+    async fn a_typed_patch_refusal_is_not_retried() {
+        let message = "failed to create typed patch object (default/d1; apps/v1, Kind=Deployment): \
+                       .spec.template.spec.containers[name=\"c\"].env: duplicate entries for key [name=\"A\"]";
+        let refusal = || kube::Error::Api(Status::failure(message, "").with_code(500).boxed());
+        let script = Script::new(Repeat::Idempotent);
+        let (r, waits) = script
+            .play(&Reachability::new(), vec![refusal(), refusal()])
+            .await;
+        let failure = r.unwrap_err();
+        assert_eq!((failure.tries, failure.ended), (1, Ended::Final));
+        assert!(!failure.uncertain && waits.is_empty());
+        // Any other 500 may be the server's trouble: retried.
+        let (r, _) = script.play(&Reachability::new(), vec![status(500)]).await;
+        assert_eq!(r.unwrap(), 2);
     }
 
     #[tokio::test]

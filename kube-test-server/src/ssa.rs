@@ -164,6 +164,13 @@ fn keyed_items<'v>(
         .collect()
 }
 
+/// Whether a keyed list holds the key `e` more than once. kube-apiserver stores such lists when
+/// created or updated (not applied), and structured-merge-diff then owns and compares each such
+/// item whole: `k:{"name":"A"}: {}` (v1.36).
+fn held_twice(items: &[(Element, &Value)], e: &Element) -> bool {
+    items.iter().filter(|(x, _)| x == e).count() > 1
+}
+
 /// SMD's `ToFieldSet`: the leaves, list items, empty maps and atomics of a configuration.
 fn to_set(value: &Value, path: &Path, names: &[String], schema: &Schema, out: &mut FieldSet) {
     let Value::Object(map) = value else { return };
@@ -177,9 +184,10 @@ fn to_set(value: &Value, path: &Path, names: &[String], schema: &Schema, out: &m
                     out.insert(p);
                 }
                 list => {
-                    for (e, item) in keyed_items(schema, &n, list, items) {
-                        let ip = child(&p, e);
-                        if !schema.atomic_items(&n) {
+                    let keyed = keyed_items(schema, &n, list, items);
+                    for (e, item) in &keyed {
+                        let ip = child(&p, e.clone());
+                        if !schema.atomic_items(&n) && !held_twice(&keyed, e) {
                             to_set(item, &ip, &n, schema, out);
                         }
                         out.insert(ip);
@@ -244,21 +252,25 @@ fn compare(
                 );
                 let keys: BTreeSet<&Element> = o.iter().chain(n.iter()).map(|(e, _)| e).collect();
                 for e in keys {
-                    let find = |items: &[(Element, &Value)]| {
-                        items.iter().find(|(x, _)| x == e).map(|(_, v)| (*v).clone())
+                    let all = |items: &[(Element, &Value)]| {
+                        items
+                            .iter()
+                            .filter(|(x, _)| x == e)
+                            .map(|(_, v)| (*v).clone())
+                            .collect::<Vec<_>>()
                     };
-                    let (oi, ni) = (find(&o), find(&n));
+                    let (oi, ni) = (all(&o), all(&n));
                     let item_path = child(path, e.clone());
-                    if schema.atomic_items(names) {
-                        match (&oi, &ni) {
-                            (None, Some(_)) => diff.added.insert(item_path),
-                            (Some(_), None) => diff.removed.insert(item_path),
-                            (Some(a), Some(b)) if a != b => diff.modified.insert(item_path),
+                    if schema.atomic_items(names) || held_twice(&o, e) || held_twice(&n, e) {
+                        match (oi.is_empty(), ni.is_empty()) {
+                            (true, false) => diff.added.insert(item_path),
+                            (false, true) => diff.removed.insert(item_path),
+                            (false, false) if oi != ni => diff.modified.insert(item_path),
                             _ => false,
                         };
                         continue;
                     }
-                    compare(oi.as_ref(), ni.as_ref(), &item_path, names, schema, diff);
+                    compare(oi.first(), ni.first(), &item_path, names, schema, diff);
                 }
             }
             same_shape
@@ -311,13 +323,30 @@ fn merge_item(live: Option<&Value>, config: &Value, names: &[String], schema: &S
 }
 
 /// SMD's ordering of a merged associative list: items only in the live list keep their place,
-/// applied items (shared or new) come in the order of the configuration.
+/// applied items (shared or new) come in the order of the configuration. A key the live list
+/// holds twice and the configuration sets becomes the configuration's one item, where the
+/// first was (v1.36).
 fn merge_items(live: &[Value], config: &[Value], names: &[String], schema: &Schema) -> Vec<Value> {
     let list = schema.list_type(names);
-    let lhs = keyed_items(schema, names, list, live);
     let rhs = keyed_items(schema, names, list, config);
     let in_rhs = |e: &Element| rhs.iter().any(|(x, _)| x == e);
-    let find_lhs = |e: &Element| lhs.iter().find(|(x, _)| x == e).map(|(_, v)| *v);
+    let all_lhs = keyed_items(schema, names, list, live);
+    let collapsed: Vec<&Element> = rhs
+        .iter()
+        .map(|(e, _)| e)
+        .filter(|e| held_twice(&all_lhs, e))
+        .collect();
+    let mut lhs: Vec<(Element, &Value)> = Vec::with_capacity(all_lhs.len());
+    for (e, v) in &all_lhs {
+        if !(collapsed.contains(&e) && lhs.iter().any(|(x, _)| x == e)) {
+            lhs.push((e.clone(), *v));
+        }
+    }
+    let find_lhs = |e: &Element| {
+        lhs.iter()
+            .find(|(x, _)| x == e && !collapsed.contains(&x))
+            .map(|(_, v)| *v)
+    };
     let mut shared = rhs.iter().map(|(e, _)| e).filter(|e| find_lhs(e).is_some());
     let mut next_shared = shared.next();
     let mut merged_rhs: Vec<&Element> = Vec::new();
@@ -328,7 +357,7 @@ fn merge_items(live: &[Value], config: &[Value], names: &[String], schema: &Sche
             let (pe, lv) = &lhs[li];
             if *pe == rhs[ri].0 {
                 merged_rhs.push(pe);
-                out.push(merge_item(Some(lv), rhs[ri].1, names, schema));
+                out.push(merge_item(find_lhs(pe).and(Some(*lv)), rhs[ri].1, names, schema));
                 li += 1;
                 ri += 1;
                 next_shared = shared.next();
@@ -390,14 +419,13 @@ fn remove_path(value: &mut Value, path: &[Element], names: &[String], schema: &S
         }
         (e @ (Element::Key(_) | Element::Value(_)), Value::Array(items)) => {
             let list = schema.list_type(names);
-            let Some(pos) = items
-                .iter()
-                .position(|i| schema.item_element(names, list, i).as_ref() == Some(e))
-            else {
+            let is_e = |i: &Value| schema.item_element(names, list, i).as_ref() == Some(e);
+            let Some(pos) = items.iter().position(is_e) else {
                 return false;
             };
             if rest.is_empty() {
-                items.remove(pos);
+                // Every item of the key: a list may hold one twice.
+                items.retain(|i| !is_e(i));
                 return true;
             }
             remove_path(&mut items[pos], rest, names, schema)

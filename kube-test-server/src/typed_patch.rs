@@ -2,11 +2,13 @@
 //! wrong type fails the request with a 500 "failed to create typed patch object", for
 //! built-in kinds as for custom ones (structured-merge-diff's wording, compared with a v1.36
 //! apiserver: a string for an integer, a number for a string, a string for a boolean; several
-//! at once are listed one a line after `errors:`).
+//! at once are listed one a line after `errors:`). A keyed list (`x-kubernetes-list-type: map`)
+//! holding a key twice fails the same way, `duplicate entries for key [name="A"]`, its items
+//! named by their keys; a create or an update of such an object succeeds (v1.36).
 
 use serde_json::{Value, json};
 
-use crate::schema::Type;
+use crate::schema::{ListType, Type};
 use crate::status::ApiError;
 
 /// Why a value cannot be a scalar of type `expected` (`integer`, `number`, `string`,
@@ -74,7 +76,22 @@ fn go_plain(v: &Value) -> String {
     }
 }
 
-/// The mistyped scalars of a built-in kind's apply configuration, sorted by path.
+/// A keyed list item's key as structured-merge-diff prints it, `[containerPort=80,protocol="TCP"]`:
+/// the key fields in their declared order, an omitted one by its default (ports' protocol).
+fn item_key(keys: &[String], item_type: Option<Type>, item: &Value) -> String {
+    let fields: Vec<String> = keys
+        .iter()
+        .filter_map(|k| {
+            let default = || item_type.and_then(|t| t.field(k)).and_then(|t| t.default());
+            let v = item.get(k).or_else(default)?;
+            Some(format!("{k}={v}"))
+        })
+        .collect();
+    format!("[{}]", fields.join(","))
+}
+
+/// The mistyped scalars and twice-held keys of a built-in kind's apply configuration, sorted
+/// by path.
 pub fn errors(schema: Type, config: &Value) -> Vec<String> {
     let mut out = Vec::new();
     collect(schema, config, "", &mut out);
@@ -98,10 +115,20 @@ fn collect(schema: Type, value: &Value, path: &str, out: &mut Vec<String>) {
             }
         }
         Value::Array(items) => {
-            if let Some(item) = schema.items() {
+            let Some(item) = schema.items() else { return };
+            let ListType::Map(keys) = schema.list_type() else {
                 for (i, v) in items.iter().enumerate() {
                     collect(item, v, &format!("{path}[{i}]"), out);
                 }
+                return;
+            };
+            let named: Vec<String> = items.iter().map(|v| item_key(keys, Some(item), v)).collect();
+            if let Some(twice) = named.iter().enumerate().find(|(i, k)| named[..*i].contains(k)) {
+                out.push(format!("{path}: duplicate entries for key {}", twice.1));
+                return;
+            }
+            for (v, key) in items.iter().zip(&named) {
+                collect(item, v, &format!("{path}{key}"), out);
             }
         }
         _ => {}
@@ -172,6 +199,46 @@ mod tests {
         // Int-or-string and quantities take either; nulls are no values.
         let config = json!({"spec": {"replicas": null, "strategy": {"rollingUpdate": {"maxSurge": "25%"}},
             "template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 1}}}]}}}});
+        assert!(errors(deployment, &config).is_empty());
+    }
+
+    /// A v1.36 apiserver's answers to `kubectl apply --server-side` of a Deployment whose
+    /// container holds env `A` twice, then env and ports twice (`kubectl create` of either
+    /// succeeds, keeping both entries).
+    #[test]
+    fn keys_held_twice_are_named_by_their_list_and_key() {
+        let deployment = crate::schema::of("apps/v1", "Deployment").unwrap();
+        let container = |extra: Value| {
+            let mut c = json!({"name": "c", "image": "nginx",
+                "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]});
+            c.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d1", "namespace": "default"},
+                "spec": {"selector": {"matchLabels": {"app": "d1"}}, "template": {
+                    "metadata": {"labels": {"app": "d1"}}, "spec": {"containers": [c]}}}})
+        };
+        let config = container(json!({}));
+        let found = errors(deployment, &config);
+        assert_eq!(
+            failure(&config, "apps/v1", "Deployment", &found).body["message"],
+            "failed to create typed patch object (default/d1; apps/v1, Kind=Deployment): \
+             .spec.template.spec.containers[name=\"c\"].env: duplicate entries for key [name=\"A\"]"
+        );
+        let config = container(json!({"ports": [{"containerPort": 80}, {"containerPort": 80}]}));
+        let found = errors(deployment, &config);
+        assert_eq!(
+            failure(&config, "apps/v1", "Deployment", &found).body["message"],
+            "failed to create typed patch object (default/d1; apps/v1, Kind=Deployment): errors:\n  \
+             .spec.template.spec.containers[name=\"c\"].env: duplicate entries for key [name=\"A\"]\n  \
+             .spec.template.spec.containers[name=\"c\"].ports: duplicate entries for key \
+             [containerPort=80,protocol=\"TCP\"]"
+        );
+        // The same key with another protocol is another entry.
+        let config = container(
+            json!({"env": [], "ports": [{"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"}]}),
+        );
         assert!(errors(deployment, &config).is_empty());
     }
 }

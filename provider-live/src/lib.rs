@@ -18,6 +18,7 @@ pub mod context;
 pub mod create;
 pub mod data_sources;
 pub mod discovery;
+pub mod duplicates;
 pub mod ephemeral;
 pub mod facts;
 pub mod functions;

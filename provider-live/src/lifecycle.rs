@@ -25,6 +25,7 @@ use serde_json::Value as Json;
 
 use crate::context::Context;
 use crate::create::{self, Pending};
+use crate::duplicates;
 use crate::guard::{self, Check, GuardError};
 use crate::objects::{self, Manager, Precondition, Target};
 use crate::timeouts;
@@ -143,6 +144,15 @@ pub async fn guarded_apply(
             force: manager.force && precondition.is_some(),
         };
         let mut applied = objects::apply(client, target, body, &manager, precondition.as_ref()).await;
+        // Server-side apply refuses a keyed list holding a key twice; such objects are written
+        // another way (see `duplicates`).
+        applied = match applied {
+            Err(refusal) if refusal.is_duplicate_keys() => {
+                let (p, m) = (precondition.as_ref(), &manager);
+                duplicates::write(ctx, client, target, body, m, p, refusal).await
+            }
+            other => other,
+        };
         ctx.cache.wrote(target);
         if let Err(e) = &applied
             && e.is_uncertain()

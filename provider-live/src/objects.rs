@@ -182,6 +182,19 @@ async fn send_apply(
 /// again only when the server provably did not act on it. `target` names the object by its
 /// `generateName` prefix.
 pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str) -> Result<Json, ApiError> {
+    // A 5xx or a lost answer may come after the server created the object: sending it again
+    // could create a second one under another generated name.
+    let named = Target {
+        name: format!("{}…", target.name),
+        ..target.clone()
+    };
+    post(client, &named, body, manager).await
+}
+
+/// Creates `body` under the name `target` gives it with a POST as field manager `manager`.
+/// Sent again only when the server provably did nothing: a repeat after a create that landed
+/// would be refused as existing.
+pub async fn post(client: &Client, target: &Target, body: &Json, manager: &str) -> Result<Json, ApiError> {
     let api = target.api(client);
     let object: DynamicObject = serde_json::from_value(body.clone()).map_err(|e| ApiError::Other {
         object: target.object_ref(),
@@ -192,16 +205,34 @@ pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str
         field_manager: Some(manager.to_string()),
         ..PostParams::default()
     };
-    // A 5xx or a lost answer may come after the server created the object: sending it again
-    // could create a second one under another generated name.
-    let named = Target {
-        name: format!("{}…", target.name),
-        ..target.clone()
-    };
     let created = with_retry_unprocessed(|| api.create(&params, &object))
         .await
-        .map_err(named.error("create"))?;
+        .map_err(target.error("create"))?;
     Ok(to_json(created, &target.resource))
+}
+
+/// Replaces the object with `object` (a PUT as field manager `manager`), which carries the
+/// uid and resourceVersion it was checked at: sent again, it is refused rather than repeated.
+pub async fn replace(
+    client: &Client,
+    target: &Target,
+    object: &Json,
+    manager: &str,
+) -> Result<Json, ApiError> {
+    let api = target.api(client);
+    let object: DynamicObject = serde_json::from_value(object.clone()).map_err(|e| ApiError::Other {
+        object: target.object_ref(),
+        code: 0,
+        message: e.to_string(),
+    })?;
+    let params = PostParams {
+        field_manager: Some(manager.to_string()),
+        ..PostParams::default()
+    };
+    let replaced = with_retry(|| api.replace(&target.name, &params, &object))
+        .await
+        .map_err(target.error("update"))?;
+    Ok(to_json(replaced, &target.resource))
 }
 
 /// Approves a CertificateSigningRequest (its `approval` subresource), as `kubectl certificate
@@ -248,11 +279,12 @@ pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Resu
     Ok(to_json(patched, &target.resource))
 }
 
-/// Hands the fields a POST create set to `manager`'s server-side apply. The create recorded
-/// them under an `Update` entry of `manager`, which a later apply by the same manager can
-/// neither change nor drop; the entry becomes an `Apply` entry, as kubectl rewrites it when an
-/// object moves to server-side apply (a request that sets managedFields keeps them as given).
-/// Returns the object as patched, or as created when there is nothing to hand over.
+/// Hands the fields a POST create or a PUT set to `manager`'s server-side apply. The write
+/// recorded them under an `Update` entry of `manager`, which a later apply by the same manager
+/// can neither change nor drop; the entry becomes an `Apply` entry (joined to the one `manager`
+/// has, as one manager holds one of each), as kubectl rewrites it when an object moves to
+/// server-side apply (a request that sets managedFields keeps them as given).
+/// Returns the object as patched, or as written when there is nothing to hand over.
 pub async fn claim_for_apply(
     client: &Client,
     target: &Target,
@@ -270,19 +302,29 @@ pub async fn claim_for_apply(
             && e["operation"] == "Update"
             && e["subresource"].as_str().unwrap_or("").is_empty()
     };
-    if !entries.iter().any(ours) {
+    let Some(update) = entries.iter().position(ours) else {
         return Ok(created.clone());
-    }
-    let entries: Vec<Json> = entries
-        .iter()
-        .map(|e| {
-            let mut e = e.clone();
-            if ours(&e) {
-                e["operation"] = Json::from("Apply");
+    };
+    let mut entries = entries.clone();
+    let mut entry = entries.remove(update);
+    let applied = entries.iter_mut().find(|e| {
+        e["manager"] == manager
+            && e["operation"] == "Apply"
+            && e["subresource"].as_str().unwrap_or("").is_empty()
+    });
+    match applied {
+        Some(applied) => {
+            if let (Some(into), Some(fields)) =
+                (applied["fieldsV1"].as_object_mut(), entry["fieldsV1"].as_object())
+            {
+                crate::ownership::merge(into, fields);
             }
-            e
-        })
-        .collect();
+        }
+        None => {
+            entry["operation"] = Json::from("Apply");
+            entries.insert(update, entry);
+        }
+    }
     let patch = serde_json::json!({"metadata": {
         "managedFields": entries,
         "resourceVersion": created.pointer("/metadata/resourceVersion"),

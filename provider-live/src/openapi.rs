@@ -120,6 +120,20 @@ impl<'a> Node<'a> {
         Some(Node::new(v, self.definitions))
     }
 
+    /// The key fields of a keyed list (`x-kubernetes-list-type: map`), `None` for any other.
+    pub fn list_map_keys(&self) -> Option<Vec<String>> {
+        if self.schema.get("x-kubernetes-list-type").and_then(Json::as_str) != Some("map") {
+            return None;
+        }
+        let keys = self.schema.get("x-kubernetes-list-map-keys")?.as_array()?;
+        Some(keys.iter().filter_map(Json::as_str).map(str::to_string).collect())
+    }
+
+    /// The value the server fills in when the field is omitted.
+    pub fn default(&self) -> Option<&'a Json> {
+        self.schema.get("default")
+    }
+
     /// The node of every item of an array.
     pub fn items(&self) -> Option<Node<'a>> {
         Some(Node::new(self.schema.get("items")?, self.definitions))
