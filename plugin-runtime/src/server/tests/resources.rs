@@ -77,6 +77,26 @@ async fn identity_is_declared_derived_from_state_and_imports_by_id() {
 }
 
 #[tokio::test]
+async fn a_state_without_identity_upgrades_to_none() {
+    let upgraded = service()
+        .upgrade_resource_identity(Request::new(pb::upgrade_resource_identity::Request {
+            type_name: "test_widget".into(),
+            version: 0,
+            raw_identity: Some(pb::RawState::default()),
+        }))
+        .await
+        .expect("rpc")
+        .into_inner();
+    assert!(upgraded.diagnostics.is_empty(), "{:?}", upgraded.diagnostics);
+    let identity_type = Widget.identity_schema().unwrap().value_type();
+    let identity = upgraded.upgraded_identity.and_then(|i| i.identity_data);
+    assert_eq!(
+        decode(identity.as_ref(), &identity_type, "i").unwrap(),
+        Value::Null
+    );
+}
+
+#[tokio::test]
 async fn stored_json_state_is_upgraded_to_msgpack() {
     let raw = br#"{"id":"old","size":3,"gone":true,"spec":[{"key":"k"}],"tags":[],"named":{},"single":null,"group":{"key":"g"}}"#;
     let response = service()
