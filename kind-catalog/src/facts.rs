@@ -22,9 +22,11 @@ const FACTS_DIR: &str = "provider-live/catalog/hashicorp";
 /// Where the expanded facts go.
 pub const FACTS_OUTPUT: &str = "provider-live/catalog/facts.tsv";
 
-const KINDS: [&str; 13] = [
+const KINDS: [&str; 15] = [
     "mount",
     "framework",
+    "schema_version",
+    "state_upgrade",
     "default",
     "reads_absent_as",
     "computed_block",
@@ -236,15 +238,22 @@ pub fn expand(root: &Path) -> Result<Facts, Error> {
                     }
                     continue;
                 }
-                if row.fact == "framework" {
+                if let Some(problem) = upgrade_problem(row, &path, paths) {
+                    problems.push(format!("{}: {ty} {problem}", row.at));
+                    continue;
+                }
+                // A fact of the whole type, or a dropped attribute the schema no longer has.
+                let whole = matches!(row.fact.as_str(), "framework" | "schema_version");
+                if whole || (row.fact == "state_upgrade" && row.argument.ends_with(" drop")) {
+                    let path = if whole { ".".to_string() } else { path };
                     let fact = Fact {
-                        path: ".".to_string(),
+                        path: path.clone(),
                         fact: row.fact.clone(),
                         argument: row.argument.clone(),
                         source: row.source.clone(),
                     };
                     found
-                        .entry((".".to_string(), row.fact.clone()))
+                        .entry((path, row.fact.clone()))
                         .or_insert((depth, vec![fact]));
                     continue;
                 }
@@ -281,6 +290,27 @@ pub fn expand(root: &Path) -> Result<Facts, Error> {
         problems.sort();
         problems.dedup();
         Err(Error::Unmatched(problems))
+    }
+}
+
+/// What is wrong with a `schema_version` or `state_upgrade` row at `path`, if anything: a
+/// version is a whole number; an upgrade is `<from version> block_to_map` at a map attribute
+/// of the current schema, or `<from version> drop` of an attribute it no longer has.
+fn upgrade_problem(row: &Recorded, path: &str, paths: &Shapes) -> Option<String> {
+    let number = |text: &str| text.parse::<u32>().is_ok();
+    match row.fact.as_str() {
+        "schema_version" if !number(&row.argument) => Some(format!("bad schema version {:?}", row.argument)),
+        "state_upgrade" => match row.argument.split_once(' ') {
+            Some((from, "block_to_map")) if number(from) => match paths.get(path) {
+                Some((shape, collection, ..)) if shape == "attribute" && collection == "map" => None,
+                _ => Some(format!("has no map attribute {path} for {:?}", row.argument)),
+            },
+            Some((from, "drop")) if number(from) => paths
+                .contains_key(path)
+                .then(|| format!("still has {path}, which {:?} drops", row.argument)),
+            _ => Some(format!("bad state upgrade {:?}", row.argument)),
+        },
+        _ => None,
     }
 }
 
@@ -379,7 +409,9 @@ pub fn generate_behaviour_doc(root: &Path) -> Result<String, Error> {
          | `validate` | refused at `terraform validate` unless it holds |\n\
          | `force_new` | a change replaces the object (on a block: a change of its number of elements) |\n\
          | `diff_suppress` | a value that means the same as the prior one keeps the prior's spelling |\n\
-         | `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with` | constraints between attributes |\n\n\
+         | `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with` | constraints between attributes |\n\
+         | `schema_version` | the type's schema version, which the engine stores with its state |\n\
+         | `state_upgrade` | how a state of an older version becomes the current one (`0 block_to_map`: a block of one became this map; `0 drop`: the attribute is gone) |\n\n\
          ## How it is checked\n\n\
          `provider-live/tests/conformance.rs` reads `facts.tsv` and proves, for every type, through the \
          protocol layer: each `validate` fact refuses a value chosen for its validator (a negative number, \

@@ -9,7 +9,8 @@
 //! - [`provider`]: the traits a provider, resource and data source implement;
 //!   [`function`] and [`ephemeral`]: provider-defined functions and ephemeral resources; [`identity`]:
 //!   resource identity schemas; [`list`]: list resources for `terraform query`; [`action`]:
-//!   actions (`action` blocks);
+//!   actions (`action` blocks); [`upgrade`]: stored state of older schema versions and other
+//!   providers, brought to the current schema;
 //! - [`server`]: the tfplugin6 gRPC service, translating requests to those traits
 //!   ([`proto`] holds the generated code);
 //! - [`handshake`], [`tls`], `listener`, `go_plugin`, `lifecycle`: go-plugin's handshake,
@@ -39,6 +40,7 @@ pub mod schema;
 pub mod server;
 pub mod tls;
 pub mod types;
+pub mod upgrade;
 pub mod value;
 
 pub use action::{Action, InvokeRequest, Progress};
@@ -51,9 +53,11 @@ pub use identity::{IdentityAttribute, IdentitySchema};
 pub use lifecycle::{serve, serve_async};
 pub use list::{ListEvent, ListRequest, ListResource, ListedObject};
 pub use provider::{
-    ApplyRequest, ApplyResponse, DataSource, ImportRequest, ImportResponse, ImportedResource, PlanRequest,
-    PlanResponse, Provider, ReadDataRequest, ReadDataResponse, ReadRequest, ReadResponse, Resource,
+    ApplyRequest, ApplyResponse, DataSource, ImportRequest, ImportResponse, ImportedResource, MoveSource,
+    PlanRequest, PlanResponse, Provider, ReadDataRequest, ReadDataResponse, ReadRequest, ReadResponse,
+    Resource,
 };
 pub use schema::{Attribute, Block, NestedAttributes, NestedBlock, Nesting, Schema};
 pub use types::Type;
+pub use upgrade::{Change, StateUpgrade};
 pub use value::{Number, Refinements, Typed, Value};

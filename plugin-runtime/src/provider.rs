@@ -17,6 +17,7 @@ use crate::function::Function;
 use crate::identity::IdentitySchema;
 use crate::list::ListResource;
 use crate::schema::Schema;
+use crate::upgrade::StateUpgrade;
 use crate::value::Value;
 
 /// A provider: its configuration block, and the resources and data sources it serves.
@@ -112,10 +113,26 @@ pub trait Resource: Send + Sync + 'static {
     /// Reads existing objects for `terraform import` / `import` blocks.
     async fn import(&self, request: ImportRequest) -> Result<ImportResponse, Diagnostics>;
 
-    /// Brings stored state of an older schema version up to date. The default decodes the
-    /// stored JSON against the current schema, which is right while the version is 0.
+    /// What changed in the stored state between schema versions, as steps the runtime applies
+    /// to the stored JSON before reading it against the current schema ([`crate::upgrade`]).
+    fn state_upgrades(&self) -> Vec<StateUpgrade> {
+        Vec::new()
+    }
+
+    /// Brings stored state of an older schema version up to date, after [`state_upgrades`]
+    /// and the read against the current schema (which drops attributes it no longer has).
+    ///
+    /// [`state_upgrades`]: Resource::state_upgrades
     fn upgrade_state(&self, _version: i64, state: Value) -> Result<Value, Diagnostics> {
         Ok(state)
+    }
+
+    /// Whether a `moved` block may move the state of `source` into this type. An accepted
+    /// state is upgraded as this type's own of `source.schema_version`, so only a source whose
+    /// states are this type's (another name of it, the same type of a provider this one
+    /// replaces) may be accepted.
+    fn accepts_move(&self, _source: &MoveSource<'_>) -> bool {
+        false
     }
 
     /// The identity schema, for resources that have one ([`crate::identity`]).
@@ -139,6 +156,15 @@ pub trait Resource: Send + Sync + 'static {
         )
         .into())
     }
+}
+
+/// Where the state of a `moved` block comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveSource<'a> {
+    /// `registry.terraform.io/hashicorp/kubernetes`
+    pub provider_address: &'a str,
+    pub type_name: &'a str,
+    pub schema_version: i64,
 }
 
 /// One data source type.

@@ -193,6 +193,13 @@ impl pb::provider_server::Provider for ProviderService {
         Ok(Response::new(self.upgrade_state(request.into_inner())))
     }
 
+    async fn move_resource_state(
+        &self,
+        request: Request<pb::move_resource_state::Request>,
+    ) -> RpcResult<pb::move_resource_state::Response> {
+        Ok(Response::new(self.move_state(request.into_inner())))
+    }
+
     async fn get_resource_identity_schemas(
         &self,
         _: Request<pb::get_resource_identity_schemas::Request>,

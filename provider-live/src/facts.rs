@@ -7,6 +7,9 @@
 //! A type's rows are read the first time its schema is built, as the kind catalog's are.
 
 mod validators;
+mod versions;
+
+pub use versions::{schema_version, state_upgrades};
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -20,7 +23,8 @@ const FACTS: &str = include_str!("../catalog/facts.tsv");
 
 /// One fact of a type: `kind` is `default`, `reads_absent_as`, `computed_block`, `validate`, `force_new`,
 /// `diff_suppress`, `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with`, or
-/// `framework` (the type is a plugin-framework resource, not an SDKv2 one).
+/// `framework` (the type is a plugin-framework resource, not an SDKv2 one), `schema_version` or
+/// `state_upgrade` ([`versions`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Fact {
     pub path: &'static str,
@@ -323,7 +327,8 @@ pub fn annotate(type_name: &str, block: &mut Block) -> Vec<String> {
     let mut problems = Vec::new();
     let facts = of(type_name);
     for fact in &facts {
-        if fact.kind == "framework" {
+        // Facts of the whole type or of its stored state, not of an attribute's rules.
+        if matches!(fact.kind, "framework" | "schema_version" | "state_upgrade") {
             continue;
         }
         if DIFFERENCES

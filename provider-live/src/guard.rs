@@ -130,6 +130,22 @@ pub fn adopt_warning(object: &ObjectRef, estate: &str) -> Diagnostic {
     )
 }
 
+/// The warning a plan gives for an object in state that carries no estate label (its state was
+/// written by hashicorp/kubernetes, or it was imported): apply stamps it, and changes nothing
+/// else for it. The summary is the same for every object, so the engine folds them into one
+/// that counts the others ("and 2 more similar warnings elsewhere").
+pub fn stamp_warning(object: &ObjectRef, estate: &str) -> Diagnostic {
+    Diagnostic::warning(
+        format!("The next apply stamps the estate label tofu-estate={estate}"),
+        format!(
+            "{object} carries no tofu-estate label yet: its state was written by another provider \
+             (hashicorp/kubernetes) or it was imported. The next apply adds the label \
+             tofu-estate={estate} to it (the `estate` attribute shows it, `labels` never does) and \
+             changes nothing the configuration sets. The same goes for each object counted below."
+        ),
+    )
+}
+
 /// The fingerprint of `live` (`None`: absent), the private state one step (a refresh, a plan,
 /// an apply) hands the next: a digest of the object's uid, estate label and the values of the
 /// fields field manager `manager` owns now and those the step before recorded in `carried`
@@ -243,6 +259,12 @@ impl Check<'_> {
             Decision::Unlabelled => false,
         };
         self.same_object(live)?;
+        // hashicorp's SDK's private data (a state it wrote, not yet refreshed) saw nothing.
+        let seen = if plugin_runtime::upgrade::is_sdk_v2_private(seen) {
+            &[][..]
+        } else {
+            seen
+        };
         if !seen.is_empty() && !unchanged(live, seen) {
             return Err(GuardError::Stale {
                 object: self.object.clone(),

@@ -30,6 +30,7 @@ pub mod lifecycle;
 pub mod list;
 pub mod manifest;
 pub mod metadata;
+pub mod moves;
 pub mod objects;
 pub mod openapi;
 pub mod ownership;

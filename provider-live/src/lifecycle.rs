@@ -64,6 +64,15 @@ pub async fn plan_guard(
         .await
         .map_err(diag)?;
     admit(check, live.as_ref(), seen, &mut response.diagnostics)?;
+    // An object in state without the label (another provider's state, an import) gets it now.
+    if !check.creating
+        && let Some(object) = &live
+        && crate::metadata::estate_of(object).is_none()
+    {
+        response
+            .diagnostics
+            .push(guard::stamp_warning(check.object, check.estate));
+    }
     response.planned_private = guard::fingerprint(live.as_ref(), check.manager, seen);
     Ok(())
 }
@@ -268,7 +277,8 @@ pub async fn apply(
         (true, false) => ("create", &req.planned_state),
         (false, false) => ("update", &req.planned_state),
     };
-    let deadline = Instant::now() + timeouts::of(settings, operation, timeouts::DEFAULT);
+    let default = timeouts::legacy_default(&req.planned_private, operation);
+    let deadline = Instant::now() + timeouts::of(settings, operation, default);
     let mut diagnostics = Diagnostics::new();
     let outcome = retry::until(deadline, async {
         if req.planned_state.is_null() {

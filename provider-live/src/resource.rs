@@ -9,7 +9,8 @@ use kube::api::ApiResource;
 use plugin_runtime::rules;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, Block, Diagnostic, Diagnostics, IdentitySchema, ImportRequest,
-    ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
+    ImportResponse, MoveSource, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
+    StateUpgrade, Type, Value,
 };
 use serde_json::{Map, Value as Json};
 
@@ -23,7 +24,7 @@ use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::list::Listable;
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
 use crate::ownership::Ownership;
-use crate::{facts, identity, metadata, plan, timeouts};
+use crate::{facts, identity, metadata, moves, plan, timeouts};
 
 pub struct TypedResource<K: Kind> {
     kind: K,
@@ -103,7 +104,7 @@ impl<K: Kind> TypedResource<K> {
             // The catalog's facts are checked against every schema by a test; one that no
             // longer fits is left out rather than failing the provider.
             let _ = facts::annotate(info.type_name, &mut block);
-            Schema::new(0, block)
+            Schema::new(facts::schema_version(info.type_name), block)
         })
     }
 
@@ -378,6 +379,14 @@ impl<K: Kind> Resource for TypedResource<K> {
 
     fn schema(&self) -> Schema {
         self.built().clone()
+    }
+
+    fn state_upgrades(&self) -> Vec<StateUpgrade> {
+        facts::state_upgrades(self.info().type_name)
+    }
+
+    fn accepts_move(&self, source: &MoveSource<'_>) -> bool {
+        moves::accepts(source, self.info().type_name, self.info().aliases)
     }
 
     /// hashicorp's typed resources are SDKv2 ones, whose states hold the read-back.

@@ -39,6 +39,15 @@ pub fn of(resource: &Value, operation: &str, default: Duration) -> Duration {
         .unwrap_or(default)
 }
 
+/// The timeout for `operation` where the `timeouts` block does not say: the one hashicorp's
+/// SDK recorded in the instance's private data when the state is still the one it wrote
+/// (its resources' own defaults), else [`DEFAULT`].
+pub fn legacy_default(private: &[u8], operation: &str) -> Duration {
+    plugin_runtime::upgrade::sdk_v2_timeouts(private)
+        .and_then(|t| t.get(operation).copied())
+        .unwrap_or(DEFAULT)
+}
+
 /// Errors for `timeouts` values that are not durations, at their attribute path.
 pub fn validate(resource: &Value) -> Vec<Diagnostic> {
     let (block, path) = match resource.get("timeouts") {
@@ -118,6 +127,14 @@ mod tests {
             );
             assert_eq!(of(&r, "create", Duration::from_secs(7)), Duration::from_secs(7));
         }
+    }
+
+    #[test]
+    fn a_hashicorp_states_private_timeouts_are_the_default() {
+        let private = br#"{"e2bfb730-ecaa-11e6-8f88-34363bc7c4c0":{"create":120000000000,"delete":600000000000},"schema_version":"1"}"#;
+        assert_eq!(legacy_default(private, "create"), Duration::from_secs(120));
+        assert_eq!(legacy_default(private, "update"), DEFAULT);
+        assert_eq!(legacy_default(b"\x01 fingerprint", "create"), DEFAULT);
     }
 
     #[test]

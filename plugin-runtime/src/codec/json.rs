@@ -15,15 +15,20 @@ use crate::value::{Number, Value};
 
 /// Decodes one JSON document as type `ty`.
 pub fn decode(bytes: &[u8], ty: &Type) -> Result<Value, CodecError> {
+    typed(&parse(bytes)?, ty)
+}
+
+/// Parses one JSON document without a type: stored state is rewritten as JSON
+/// ([`crate::upgrade`]) before it is read against the current schema.
+pub(crate) fn parse(bytes: &[u8]) -> Result<Json, CodecError> {
     let text = std::str::from_utf8(bytes).map_err(|_| CodecErrorKind::BadUtf8)?;
     let mut parser = Parser { text, pos: 0 };
-    let json = parser.document()?;
-    typed(&json, ty)
+    parser.document()
 }
 
 /// Parsed JSON with number text kept verbatim.
-#[derive(Debug)]
-enum Json {
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Json {
     Null,
     Bool(bool),
     Number(String),
@@ -59,7 +64,8 @@ impl Json {
     }
 }
 
-fn typed(json: &Json, ty: &Type) -> Result<Value, CodecError> {
+/// A parsed document read as type `ty`.
+pub(crate) fn typed(json: &Json, ty: &Type) -> Result<Value, CodecError> {
     if let Json::Null = json {
         return Ok(Value::Null);
     }

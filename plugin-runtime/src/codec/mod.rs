@@ -19,6 +19,7 @@ use crate::types::{Type, TypeError};
 use crate::value::Value;
 
 pub use json::decode as decode_json;
+pub(crate) use json::{Json, parse as parse_json, typed as decode_parsed_json};
 pub use msgpack::{decode as decode_msgpack, encode as encode_msgpack};
 
 /// Decodes a `DynamicValue`'s two fields: msgpack when present, else JSON, else null

@@ -21,8 +21,25 @@ pub(super) enum ServerError {
     Decode { what: &'static str, source: CodecError },
     #[error("the provider produced an invalid {what}: {source}")]
     Encode { what: &'static str, source: CodecError },
-    #[error("stored state in the legacy flatmap format cannot be upgraded by this provider")]
-    FlatmapState,
+    #[error(
+        "The stored state of {0} is in the flatmap format that Terraform 0.11 and earlier wrote, \
+         which this provider cannot read. Bring it to the current format first: with the provider \
+         that wrote it still selected, run `terraform apply -refresh-only` once under Terraform \
+         0.12 or later (it rewrites the state as JSON), then switch providers. Or remove the \
+         instance with `terraform state rm` and take the object back with an `import` block."
+    )]
+    FlatmapState(String),
+    #[error(
+        "{target} cannot take the state of {source_type} from {source_provider}: a `moved` block \
+         may only move state between two names of the same resource type (such as \
+         kubernetes_config_map and kubernetes_config_map_v1) or from the same type of a provider \
+         this one replaces. Remove the `moved` block, and import the object into {target} instead."
+    )]
+    MoveRefused {
+        source_provider: String,
+        source_type: String,
+        target: String,
+    },
     #[error("resource type {0:?} has no resource identity")]
     NoIdentity(String),
 }
@@ -43,7 +60,8 @@ impl From<ServerError> for Diagnostic {
             ServerError::UnknownAction(_) => "Unknown action type",
             ServerError::Decode { .. } => "Invalid value from Terraform",
             ServerError::Encode { .. } => "Provider produced an invalid value",
-            ServerError::FlatmapState => "Unsupported state format",
+            ServerError::FlatmapState(_) => "Unsupported state format",
+            ServerError::MoveRefused { .. } => "Unsupported resource move",
             ServerError::NoIdentity(_) => "No resource identity",
         };
         let diagnostic = Diagnostic::error(summary, e.to_string());

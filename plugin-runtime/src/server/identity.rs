@@ -43,10 +43,16 @@ impl ProviderService {
                 }
                 _ => raw.json,
             };
-            let identity = codec::decode_json(&json, ty).map_err(|source| ServerError::Decode {
-                what: "stored identity",
-                source,
-            })?;
+            // A state written before identities (another provider's, an older one) has none: the
+            // engine still asks, with nothing, and a null identity is what it holds.
+            let identity = if json.is_empty() {
+                Value::Null
+            } else {
+                codec::decode_json(&json, ty).map_err(|source| ServerError::Decode {
+                    what: "stored identity",
+                    source,
+                })?
+            };
             Ok::<_, ServerError>(pb::ResourceIdentityData {
                 identity_data: Some(encode(&identity, ty, "upgraded identity")?),
             })

@@ -125,7 +125,8 @@ impl ProviderService {
             // the copy it fetched from the first provider process of a run instead of fetching
             // and converting the whole schema again in every later one (a plan starts several).
             get_provider_schema_optional: true,
-            move_resource_state: false,
+            // `moved` across resource types: each type says which sources it takes.
+            move_resource_state: true,
             generate_resource_config: false,
         }
     }

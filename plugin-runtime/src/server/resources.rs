@@ -5,13 +5,14 @@
 use super::ProviderService;
 use super::convert::{decode, diagnostics_of, encode, to_proto_diagnostics, to_proto_path};
 use super::error::ServerError;
-use super::tables::Typed;
+use super::tables::{ResourceEntry, Typed};
 use super::write_only::write_only_refused;
 use crate::codec;
 use crate::diagnostics::Diagnostics;
 use crate::proto::tfplugin6 as pb;
-use crate::provider::{ApplyRequest, ImportRequest, PlanRequest, ReadRequest};
+use crate::provider::{ApplyRequest, ImportRequest, MoveSource, PlanRequest, ReadRequest};
 use crate::rules;
+use crate::upgrade;
 use crate::value::Value;
 
 impl ProviderService {
@@ -51,15 +52,7 @@ impl ProviderService {
         let outcome = (|| {
             let entry = self.resource(&request.type_name)?;
             let raw = request.raw_state.unwrap_or_default();
-            if raw.json.is_empty() && !raw.flatmap.is_empty() {
-                return Err(ServerError::FlatmapState.into());
-            }
-            let state =
-                codec::decode_json(&raw.json, entry.value_type()).map_err(|source| ServerError::Decode {
-                    what: "stored state",
-                    source,
-                })?;
-            let upgraded = entry.resource.upgrade_state(request.version, state)?;
+            let upgraded = stored_state(&entry, &request.type_name, &raw, request.version)?;
             Ok(encode(&upgraded, entry.value_type(), "upgraded state")?)
         })();
         let (upgraded_state, diagnostics) = match outcome {
@@ -70,6 +63,47 @@ impl ProviderService {
             upgraded_state,
             diagnostics,
         }
+    }
+
+    /// A `moved` block from another resource type (or provider): the target type decides
+    /// whether it takes the source's state, which is then upgraded as its own.
+    pub(super) fn move_state(
+        &self,
+        request: pb::move_resource_state::Request,
+    ) -> pb::move_resource_state::Response {
+        let outcome = (|| {
+            let entry = self.resource(&request.target_type_name)?;
+            let source = MoveSource {
+                provider_address: &request.source_provider_address,
+                type_name: &request.source_type_name,
+                schema_version: request.source_schema_version,
+            };
+            if !entry.resource.accepts_move(&source) {
+                return Err(ServerError::MoveRefused {
+                    source_provider: request.source_provider_address.clone(),
+                    source_type: request.source_type_name.clone(),
+                    target: request.target_type_name.clone(),
+                }
+                .into());
+            }
+            let raw = request.source_state.clone().unwrap_or_default();
+            let state = stored_state(
+                &entry,
+                &request.source_type_name,
+                &raw,
+                request.source_schema_version,
+            )?;
+            Ok(pb::move_resource_state::Response {
+                target_state: Some(encode(&state, entry.value_type(), "moved state")?),
+                target_identity: entry.identity_of(&state)?,
+                target_private: request.source_private.clone(),
+                diagnostics: Vec::new(),
+            })
+        })();
+        outcome.unwrap_or_else(|diagnostics: Diagnostics| pb::move_resource_state::Response {
+            diagnostics: to_proto_diagnostics(diagnostics),
+            ..Default::default()
+        })
     }
 
     pub(super) async fn read_state(
@@ -257,4 +291,26 @@ impl ProviderService {
             ..Default::default()
         })
     }
+}
+
+/// Stored state of schema `version` (JSON; a flatmap is refused) as a value of the entry's
+/// current schema: the resource's declared upgrade steps on the JSON, the read against the
+/// current schema (dropping attributes it no longer has), then the resource's own upgrade.
+fn stored_state(
+    entry: &ResourceEntry,
+    type_name: &str,
+    raw: &pb::RawState,
+    version: i64,
+) -> Result<Value, Diagnostics> {
+    if raw.json.is_empty() && !raw.flatmap.is_empty() {
+        return Err(ServerError::FlatmapState(type_name.to_string()).into());
+    }
+    let decoded = |what| move |source| ServerError::Decode { what, source };
+    let mut json = codec::parse_json(&raw.json).map_err(decoded("stored state"))?;
+    let current = entry.schema().version;
+    if version < current {
+        upgrade::apply(&mut json, &entry.resource.state_upgrades(), version, current);
+    }
+    let state = codec::decode_parsed_json(&json, entry.value_type()).map_err(decoded("stored state"))?;
+    entry.resource.upgrade_state(version, state)
 }

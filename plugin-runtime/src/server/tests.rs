@@ -19,11 +19,12 @@ use crate::identity::{IdentityAttribute, IdentitySchema};
 use crate::list::{ListEvent, ListRequest, ListResource, ListedObject};
 use crate::proto::tfplugin6 as pb;
 use crate::provider::{
-    ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, PlanRequest, PlanResponse, Provider,
-    ReadRequest, ReadResponse, Resource,
+    ApplyRequest, ApplyResponse, ImportRequest, ImportResponse, MoveSource, PlanRequest, PlanResponse,
+    Provider, ReadRequest, ReadResponse, Resource,
 };
 use crate::schema::{Attribute, Block, NestedBlock, Nesting, Schema};
 use crate::types::Type;
+use crate::upgrade::{Change, StateUpgrade};
 use crate::value::Value;
 use async_trait::async_trait;
 use pb::provider_server::Provider as _;
@@ -112,6 +113,16 @@ impl Resource for Widget {
             request.type_name,
             Value::object([("id", Value::string(request.id))]),
         ))
+    }
+
+    /// Version 1 kept `named` as a list of one map.
+    fn state_upgrades(&self) -> Vec<StateUpgrade> {
+        vec![StateUpgrade::new(1, "named", Change::BlockToMap)]
+    }
+
+    /// Another name of the widget, or the widget of the provider this one replaces.
+    fn accepts_move(&self, source: &MoveSource<'_>) -> bool {
+        source.type_name == "test_widget" || source.provider_address.ends_with("/old/test")
     }
 
     fn upgrade_state(&self, version: i64, mut state: Value) -> Result<Value, Diagnostics> {

@@ -19,8 +19,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, IdentitySchema,
-    ImportRequest, ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
-    Type, Value,
+    ImportRequest, ImportResponse, MoveSource, PlanRequest, PlanResponse, ReadRequest, ReadResponse,
+    Resource, Schema, StateUpgrade, Type, Value,
 };
 use serde_json::{Map, Value as Json};
 
@@ -454,6 +454,14 @@ impl Resource for SecretResource {
 
     fn upgrade_state(&self, version: i64, state: Value) -> Result<Value, Diagnostics> {
         self.typed.upgrade_state(version, state)
+    }
+
+    fn state_upgrades(&self) -> Vec<StateUpgrade> {
+        self.typed.state_upgrades()
+    }
+
+    fn accepts_move(&self, source: &MoveSource<'_>) -> bool {
+        self.typed.accepts_move(source)
     }
 
     fn identity_schema(&self) -> Option<IdentitySchema> {

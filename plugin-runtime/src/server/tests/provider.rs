@@ -143,7 +143,9 @@ async fn the_schema_need_not_be_fetched_again() {
         .expect("rpc")
         .into_inner();
     for capabilities in [metadata.server_capabilities, schema.server_capabilities] {
-        assert!(capabilities.expect("capabilities").get_provider_schema_optional);
+        let capabilities = capabilities.expect("capabilities");
+        assert!(capabilities.get_provider_schema_optional);
+        assert!(capabilities.move_resource_state);
     }
 }
 
@@ -232,4 +234,10 @@ async fn protocol_errors_become_diagnostics() {
         .expect("rpc")
         .into_inner();
     assert_eq!(flatmap.diagnostics[0].summary, "Unsupported state format");
+    // It says what to do, for which type.
+    let detail = &flatmap.diagnostics[0].detail;
+    assert!(
+        detail.contains("test_widget") && detail.contains("terraform apply -refresh-only"),
+        "{detail}"
+    );
 }
