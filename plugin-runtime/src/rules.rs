@@ -307,6 +307,13 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy
             *value = if unsaved { Value::Null } else { default.clone() };
             continue;
         }
+        // The legacy SDK reads an unset value as its zero ("", 0, false, empty): a state it
+        // wrote holds `generate_name = ""` where the configuration says nothing. That is no
+        // change (and no replacement), so the plan keeps it.
+        if legacy && configured.is_null() && value.is_null() && !attribute.computed && is_zero(before) {
+            *value = before.clone();
+            continue;
+        }
         // A null element is no entry (hashicorp's SDKv2 drops it when it reads the
         // configuration), so an equivalent map is compared without it.
         if matches!(attribute.ty, Type::Map(_))
@@ -387,6 +394,18 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy
         fields.insert(nested.type_name.clone(), planned);
     }
     Value::Object(fields)
+}
+
+/// Whether `value` is what the legacy SDK reads an unset attribute as.
+fn is_zero(value: &Value) -> bool {
+    match value.plain() {
+        Value::String(s) => s.is_empty(),
+        Value::Number(n) => n.as_i64() == Some(0),
+        Value::Bool(b) => !b,
+        Value::List(items) | Value::Set(items) => items.is_empty(),
+        Value::Map(entries) => entries.is_empty(),
+        _ => false,
+    }
 }
 
 /// `config` with the defaults `keep` accepts filled in where it is null, inside the blocks it
@@ -687,6 +706,33 @@ mod tests {
             legacy.get("probe").elements()[0].get("image"),
             &Value::string("nginx"),
             "a legacy resource keeps the prior's equivalent form, as the legacy SDK's suppression did"
+        );
+    }
+
+    #[test]
+    fn a_legacy_plan_keeps_the_zero_value_the_sdk_wrote_for_an_unset_attribute() {
+        let prior = Value::object([
+            ("generate_name", Value::string("")),
+            ("labels", Value::Map(Default::default())),
+            ("name", Value::string("a")),
+        ]);
+        let config = Value::object([("name", Value::string("a"))]);
+        let planned = plan(&schema(), &config, &prior, config.clone(), true);
+        assert_eq!(planned.get("generate_name"), &Value::string(""));
+        assert_eq!(planned.get("labels"), &Value::Map(Default::default()));
+        let strict = plan(&schema(), &config, &prior, config.clone(), false);
+        assert!(strict.get("generate_name").is_null(), "only a legacy resource");
+        let set = Value::object([("generate_name", Value::string("g-"))]);
+        let planned = plan(
+            &schema(),
+            &Value::Null,
+            &set,
+            Value::object([("name", Value::string("a"))]),
+            true,
+        );
+        assert!(
+            planned.get("generate_name").is_null(),
+            "a value that is not zero is a change"
         );
     }
 
