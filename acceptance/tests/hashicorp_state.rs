@@ -48,7 +48,13 @@ fn objects(ns: &str) -> Value {
 /// The recorded state with the uids and resource versions of this cluster's objects, which a
 /// real estate's state has of its own.
 /// What the stamp may change: the estate, and what the server's write renews.
-const STAMP: &[&str] = &["estate", "metadata.resource_version", "metadata.generation"];
+const STAMP: &[&str] = &[
+    "estate",
+    "metadata.resource_version",
+    "metadata.generation",
+    // A manifest's `object` is what the server answers, refreshed by the write.
+    "object",
+];
 
 /// The dotted paths (list indices left out) where `after` differs from `before`, leaving out
 /// what `unknown` marks as known only after apply.
@@ -103,6 +109,38 @@ fn recorded_state(cluster: &Cluster, ns: &str) -> Value {
     state
 }
 
+/// `state replace-provider`, then the first plan: `updates` in-place updates whose only change
+/// is the stamp, and the warning saying so.
+fn move_in(work: &LiveDir, updates: usize) {
+    let out = work.run(&["state", "replace-provider", "-auto-approve", HASHICORP, LIVE]);
+    assert!(out.success(), "replace-provider failed:\n{out}");
+    let (plan, summary) = work.engine().plan_json(&[]);
+    assert!(plan.success(), "plan failed:\n{plan}");
+    let summary = summary.expect("a plan");
+    assert_eq!(summary.count("update"), updates, "{plan}");
+    assert_eq!(summary.count("create") + summary.count("delete"), 0, "{plan}");
+    assert!(
+        plan.flat().contains("The next apply stamps the estate label"),
+        "the plan does not say that the label will be stamped:\n{plan}"
+    );
+    for change in summary.raw["resource_changes"].as_array().expect("changes") {
+        let (before, after) = (&change["change"]["before"], &change["change"]["after"]);
+        let mut differences = Vec::new();
+        differ(
+            "",
+            before,
+            after,
+            &change["change"]["after_unknown"],
+            &mut differences,
+        );
+        assert!(
+            differences.iter().all(|path| STAMP.contains(&path.as_str())),
+            "{}: the first plan changes what the user wrote: {differences:?}\n{plan}",
+            change["address"]
+        );
+    }
+}
+
 #[test]
 fn a_state_hashicorps_binary_wrote_moves_in_with_an_empty_plan_after_one_stamp() {
     let cluster = Cluster::start();
@@ -126,36 +164,7 @@ fn a_state_hashicorps_binary_wrote_moves_in_with_an_empty_plan_after_one_stamp()
     let state = recorded_state(&cluster, ns);
     fs::write(work.path().join("terraform.tfstate"), state.to_string()).expect("terraform.tfstate");
 
-    let out = work.run(&["state", "replace-provider", "-auto-approve", HASHICORP, LIVE]);
-    assert!(out.success(), "replace-provider failed:\n{out}");
-
-    // The first plan stamps the label: `estate` is its only change the user sees.
-    let (plan, summary) = work.engine().plan_json(&[]);
-    assert!(plan.success(), "plan failed:\n{plan}");
-    let summary = summary.expect("a plan");
-    assert_eq!(summary.count("update"), 4, "{plan}");
-    assert_eq!(summary.count("create") + summary.count("delete"), 0, "{plan}");
-    let text = plan.flat();
-    assert!(
-        text.contains("The next apply stamps the estate label"),
-        "the plan does not say that the label will be stamped:\n{plan}"
-    );
-    for change in summary.raw["resource_changes"].as_array().expect("changes") {
-        let (before, after) = (&change["change"]["before"], &change["change"]["after"]);
-        let mut differences = Vec::new();
-        differ(
-            "",
-            before,
-            after,
-            &change["change"]["after_unknown"],
-            &mut differences,
-        );
-        assert!(
-            differences.iter().all(|path| STAMP.contains(&path.as_str())),
-            "{}: the first plan changes what the user wrote: {differences:?}\n{plan}",
-            change["address"]
-        );
-    }
+    move_in(&work, 4);
 
     work.apply_ok("the stamp");
     for (kind, name) in [
@@ -173,6 +182,50 @@ fn a_state_hashicorps_binary_wrote_moves_in_with_an_empty_plan_after_one_stamp()
     }
     let live = cluster.get_json(&["configmap", "x", "-n", ns]);
     assert_eq!(live["data"], json!({"j": "v"}), "{live}");
+    let again = work.plan_exit();
+    assert_eq!(again.code, 0, "the plan after the stamp is not empty:\n{again}");
+}
+
+/// hashicorp's `kubernetes_manifest` (its muxed manifest provider, schema version 1, `object`
+/// typed from the kind's OpenAPI) over objects it server-side applied as field manager
+/// `Terraform`.
+#[test]
+fn a_manifest_state_hashicorps_binary_wrote_moves_in_too() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "hcmanifest");
+    let ns = ns.name.as_str();
+    let estate = unique_name("est");
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    work.write(&fixture("manifest.tf", ns));
+    let objects = [
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "mf", "namespace": ns, "labels": {"app": "m"}}, "data": {"a": "1"}}),
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "md", "namespace": ns},
+               "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "md"}},
+                        "template": {"metadata": {"labels": {"app": "md"}},
+                                     "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
+    ];
+    let documents: Vec<String> = objects.iter().map(Value::to_string).collect();
+    let manifest = work.path().join("objects.yaml");
+    fs::write(&manifest, documents.join("\n---\n")).expect("objects.yaml");
+    let path = manifest.to_string_lossy();
+    cluster.kubectl_ok(&["apply", "--server-side", "--field-manager=Terraform", "-f", &path]);
+    fs::write(
+        work.path().join("terraform.tfstate"),
+        fixture("manifest.tfstate", ns),
+    )
+    .expect("state");
+
+    move_in(&work, 2);
+    work.apply_ok("the stamp");
+    for (kind, name) in [("configmap", "mf"), ("deployment", "md")] {
+        let live = cluster.get_json(&[kind, name, "-n", ns]);
+        assert_eq!(
+            live["metadata"]["labels"]["tofu-estate"],
+            estate.as_str(),
+            "{kind} {name}: {live}"
+        );
+    }
     let again = work.plan_exit();
     assert_eq!(again.code, 0, "the plan after the stamp is not empty:\n{again}");
 }

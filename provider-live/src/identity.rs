@@ -38,10 +38,11 @@ pub fn schema(namespaced: bool) -> IdentitySchema {
 }
 
 /// The identity schema of `kubernetes_manifest`, whose object may be of any kind: `namespace`
-/// is there, and not set for cluster-scoped kinds.
+/// is there, and not set for cluster-scoped kinds. Version 1, as hashicorp's
+/// (manifest/provider/resourceidentity.go:21): a state it wrote holds identities of version 1,
+/// and ours of version 0 hold the same attributes.
 pub fn manifest_schema() -> IdentitySchema {
     let mut schema = schema(true);
-    schema.version = 0;
     if let Some(namespace) = schema.attributes.iter_mut().find(|a| a.name == "namespace") {
         namespace.description =
             "The object's namespace; `default` when left out. Not set for cluster-scoped kinds.";

@@ -668,7 +668,7 @@ impl Resource for Manifest {
         .block(NestedBlock::at_most_one("field_manager", field_manager))
         .block(NestedBlock::at_most_one("wait", wait))
         .block(NestedBlock::at_most_one("timeouts", timeouts));
-        Schema::new(0, block)
+        Schema::new(crate::facts::schema_version(self.type_name()), block)
     }
 
     fn validate(&self, config: &Value) -> Diagnostics {
