@@ -148,7 +148,9 @@ impl Workspace {
         fs::read_to_string(self.dir.path().join(".terraform.lock.hcl")).ok()
     }
 
-    /// The provider packages under `.terraform/providers`.
+    /// The provider packages under `.terraform/providers`, as `<type>/<version>/<platform>`: the
+    /// unpacked folders only. OpenTofu leaves the `<platform>.lock` file of its install lock
+    /// (and so the folders above it) even when it refused the package.
     fn installed(&self) -> Vec<String> {
         let root = self
             .dir
@@ -156,12 +158,24 @@ impl Workspace {
             .join(".terraform/providers")
             .join(self.engine.info().registry_host())
             .join(mirror::NAMESPACE);
-        match fs::read_dir(root) {
-            Ok(entries) => entries
-                .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
-                .collect(),
-            Err(_) => Vec::new(),
+        let folders = |dir: &Path| -> Vec<String> {
+            let Ok(entries) = fs::read_dir(dir) else {
+                return Vec::new();
+            };
+            let entries = entries.map(|e| e.expect("an entry"));
+            (entries.filter(|e| e.path().is_dir()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        };
+        let mut packages = Vec::new();
+        for type_name in folders(&root) {
+            for version in folders(&root.join(&type_name)) {
+                for platform in folders(&root.join(&type_name).join(&version)) {
+                    packages.push(format!("{type_name}/{version}/{platform}"));
+                }
+            }
         }
+        packages
     }
 }
 
