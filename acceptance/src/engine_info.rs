@@ -1,6 +1,7 @@
 //! Which engine the tests run ([`paths::engine`]: `ENGINE=...`), asked once per test process.
 //! The tests themselves never look: they run the same commands whichever engine it is. Only
-//! tests of a feature that one engine lacks ask [`skip_without`], which prints why they skip.
+//! tests of a feature that one engine lacks ask [`skip_without`], which prints why they skip,
+//! and tests of OpenTofu's own behaviour ask for [`opentofu`].
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -47,9 +48,7 @@ impl EngineInfo {
         };
         format!("{product} v{}", self.version)
     }
-}
 
-impl EngineInfo {
     /// Asks `program` what it is: `version -json` for the version (OpenTofu's names it
     /// `terraform_version` too), `version` for the product, which its first line names.
     pub fn of(program: PathBuf) -> EngineInfo {
