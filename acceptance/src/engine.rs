@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::{mirror, paths, requests};
+use crate::engine_info::{EngineInfo, engine_info};
+use crate::{mirror, requests};
 
 /// What one run of the engine (or kubectl) printed, and how it ended.
 #[derive(Debug, Clone)]
@@ -201,21 +202,22 @@ impl Running {
 /// The engine in one working directory, with the environment a test gives it.
 #[derive(Debug, Clone)]
 pub struct Engine {
-    program: PathBuf,
+    info: EngineInfo,
     workdir: PathBuf,
     envs: Vec<(String, String)>,
     timeout: Duration,
 }
 
 impl Engine {
-    /// The engine in `workdir`: `$TF` when set, else `.tools/bin/terraform`, else `terraform`
-    /// on PATH. Builds and packs the providers first (once per test process).
+    /// The engine ([`engine_info`]: `$ENGINE`, else the Terraform `make setup` installed) in
+    /// `workdir`. Builds and packs the providers first (once per test process).
     pub fn new(workdir: &Path) -> Engine {
+        Engine::of(engine_info(), workdir)
+    }
+
+    /// The engine `info` describes in `workdir`, whichever engine the run uses otherwise.
+    pub fn of(info: &EngineInfo, workdir: &Path) -> Engine {
         let cli_config = mirror::ensure();
-        let program = match std::env::var_os("TF") {
-            Some(tf) if !tf.is_empty() => PathBuf::from(tf),
-            _ => paths::tool("terraform"),
-        };
         let cli_config = cli_config.to_string_lossy();
         let envs = [
             ("TF_CLI_CONFIG_FILE", cli_config.as_ref()),
@@ -223,7 +225,7 @@ impl Engine {
             ("TF_INPUT", "0"),
         ];
         Engine {
-            program,
+            info: info.clone(),
             workdir: workdir.to_path_buf(),
             envs: envs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             timeout: Duration::from_secs(300),
@@ -246,8 +248,13 @@ impl Engine {
         &self.workdir
     }
 
+    /// Which engine this is.
+    pub fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(&self.program);
+        let mut command = Command::new(&self.info.program);
         command.current_dir(&self.workdir);
         // Providers must come from the mirror: a user's plugin cache would bypass it.
         command.env_remove("TF_PLUGIN_CACHE_DIR");

@@ -6,6 +6,7 @@ pub mod build;
 pub mod cluster;
 pub mod corpus;
 pub mod engine;
+pub mod engine_info;
 pub mod flaky;
 pub mod hcl;
 pub mod mirror;
@@ -18,3 +19,4 @@ pub mod scenario;
 
 pub use cluster::Cluster;
 pub use engine::{Engine, EngineOutput, PlanSummary};
+pub use engine_info::{EngineInfo, Feature, engine_info, opentofu, skip, skip_part_without, skip_without};

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
-use acceptance::{Cluster, EngineOutput};
+use acceptance::{Cluster, EngineOutput, Feature, skip_without};
 
 /// How long one engine run of these tests may take before it is killed.
 const RUN_TIMEOUT: Duration = Duration::from_secs(240);
@@ -107,6 +107,9 @@ fn managers(cluster: &Cluster, ns: &str) -> Vec<(String, String, String)> {
 
 #[test]
 fn a_config_map_change_restarts_its_deployment_and_the_next_plan_is_empty() {
+    if skip_without(Feature::Actions) {
+        return;
+    }
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "act-rs");
     let ns = ns.name.as_str();
@@ -202,6 +205,9 @@ action "kubernetes_rollout_restart" "web" {{
 
 #[test]
 fn an_invoked_scale_leaves_no_diff() {
+    if skip_without(Feature::Actions) {
+        return;
+    }
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "act-sc");
     let ns = ns.name.as_str();
@@ -247,6 +253,9 @@ fn an_invoked_scale_leaves_no_diff() {
 
 #[test]
 fn a_wait_ends_when_its_condition_becomes_true_and_a_timeout_says_what_the_object_had() {
+    if skip_without(Feature::Actions) {
+        return;
+    }
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "act-wt");
     let ns = ns.name.as_str();
@@ -331,6 +340,9 @@ fn a_wait_ends_when_its_condition_becomes_true_and_a_timeout_says_what_the_objec
 
 #[test]
 fn a_job_run_from_a_cronjob_succeeds_and_a_failing_one_reports_its_pods() {
+    if skip_without(Feature::Actions) {
+        return;
+    }
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "act-jb");
     let ns = ns.name.as_str();
@@ -448,6 +460,9 @@ action "kubernetes_job_run" "broken" {{
 
 #[test]
 fn a_restart_of_another_estates_deployment_is_refused_unless_any_estate() {
+    if skip_without(Feature::Actions) {
+        return;
+    }
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "act-es");
     let ns = ns.name.as_str();
@@ -504,6 +519,9 @@ fn a_restart_of_another_estates_deployment_is_refused_unless_any_estate() {
 
 #[test]
 fn ctrl_c_ends_a_long_wait_at_once() {
+    if skip_without(Feature::Actions) {
+        return;
+    }
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "act-cc");
     let ns = ns.name.as_str();

@@ -6,10 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use acceptance::{Engine, mirror, paths};
-
-const LIVE: &str = "registry.terraform.io/choudoufu/live";
-const RECORDS: &str = "registry.terraform.io/choudoufu/records";
+use acceptance::{Engine, engine_info, mirror, paths};
 
 /// A fresh working copy of `examples/providers` with `estate = "example"` replaced by `estate`.
 fn workdir_with_estate(estate: &str) -> tempfile::TempDir {
@@ -65,14 +62,15 @@ fn init_installs_both_providers_from_the_mirror_and_locks_their_hashes() {
 
     let lock = fs::read_to_string(dir.path().join(".terraform.lock.hcl")).expect("init writes the lock file");
     let mirror_dir = paths::dist_dir().join("mirror");
-    for (address, type_name) in [(LIVE, "live"), (RECORDS, "records")] {
-        let block = lock_block(&lock, address);
+    let host = engine_info().registry_host();
+    for type_name in mirror::PROVIDER_TYPES {
+        let block = lock_block(&lock, &engine_info().provider_address(type_name));
         assert!(
             block.contains(&format!("version     = \"{}\"", mirror::VERSION)),
             "{block}"
         );
         // The locked hash is that of the mirror's archive: the engine checked what it installed.
-        let archive = mirror::archive_path(&mirror_dir, type_name).expect("archive path");
+        let archive = mirror::archive_path(&mirror_dir, host, type_name).expect("archive path");
         let h1 = mirror::archive_h1(&archive).expect("hash of the mirror's archive");
         assert!(
             block.contains(&format!("\"{h1}\"")),
@@ -96,7 +94,11 @@ fn validate_and_schema_show_both_providers() {
     let schema = engine.run(&["providers", "schema", "-json"]);
     assert!(schema.success(), "providers schema failed:\n{schema}");
     let schema: serde_json::Value = serde_json::from_str(&schema.stdout).expect("schema JSON");
-    for address in [LIVE, RECORDS] {
+    let (live, records) = (
+        engine_info().provider_address("live"),
+        engine_info().provider_address("records"),
+    );
+    for address in [&live, &records] {
         let provider = &schema["provider_schemas"][address];
         let estate = &provider["provider"]["block"]["attributes"]["estate"];
         assert_eq!(
@@ -105,14 +107,14 @@ fn validate_and_schema_show_both_providers() {
         );
         assert_eq!(estate["required"], true, "{address}: estate is required");
     }
-    let live = &schema["provider_schemas"][LIVE]["resource_schemas"];
+    let resources = &schema["provider_schemas"][&live]["resource_schemas"];
     for kind in ["kubernetes_config_map", "kubernetes_namespace"] {
-        assert!(live.get(kind).is_some(), "{LIVE} has no resource {kind}");
+        assert!(resources.get(kind).is_some(), "{live} has no resource {kind}");
     }
-    let records = &schema["provider_schemas"][RECORDS]["data_source_schemas"];
+    let data_sources = &schema["provider_schemas"][&records]["data_source_schemas"];
     assert!(
-        records.get("terraform_estate_outputs").is_some(),
-        "{RECORDS} has no data source terraform_estate_outputs"
+        data_sources.get("terraform_estate_outputs").is_some(),
+        "{records} has no data source terraform_estate_outputs"
     );
 }
 

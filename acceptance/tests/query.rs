@@ -7,7 +7,7 @@
 use std::fs;
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
-use acceptance::{Cluster, EngineOutput};
+use acceptance::{Cluster, EngineOutput, Feature, skip_without};
 
 /// A typed ConfigMap resource of `name` in `ns`.
 fn config_map(label: &str, ns: &str, name: &str) -> String {
@@ -67,6 +67,9 @@ fn sets(text: &str, attribute: &str) -> bool {
 
 #[test]
 fn query_finds_the_estate_and_adopts_unlabelled_objects() {
+    if skip_without(Feature::Query) {
+        return;
+    }
     let cluster = Cluster::start();
     let ns = ScratchNamespace::create(&cluster, "query");
     let (mine, kept, other_cm, loose_a, loose_b) = (

@@ -73,11 +73,8 @@ impl ProviderMeter {
         let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
         let stand_in = dir.path().join(format!("terraform-provider-{type_name}"));
         symlink(&me, &stand_in).map_err(|e| format!("{}: {e}", stand_in.display()))?;
-        let source = format!(
-            "{}/{}/{type_name}",
-            provider_mirror::HOST,
-            provider_mirror::NAMESPACE
-        );
+        // The short address: each engine reads it under its own default registry host.
+        let source = format!("{}/{type_name}", provider_mirror::NAMESPACE);
         let config = format!(
             "provider_installation {{\n  dev_overrides {{\n    \"{source}\" = \"{}\"\n  }}\n  direct {{}}\n}}\n",
             dir.path().display()

@@ -1,7 +1,7 @@
 //! Terraform's `backend "kubernetes"` (state in a Secret, lock in a Lease) against the test
 //! server: init, two applies of a config with only `terraform_data` and outputs, and a lock
-//! held by a stuck run refusing a concurrent apply. The engine is `$TF`, else the one `make setup`
-//! installed in `.tools/bin`, else `terraform` on PATH; skipped with a note when none can run.
+//! held by a stuck run refusing a concurrent apply. The engine is `$ENGINE`, else the one `make
+//! setup` installed ([`provider_mirror::paths::engine`]); skipped with a note when none can run.
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -10,18 +10,7 @@ use std::time::{Duration, Instant};
 use kube_test_server::{Options, TestServer};
 
 fn engine() -> String {
-    // `make test` exports TF even when it is empty; then the engine `make setup` installed.
-    match std::env::var("TF") {
-        Ok(tf) if !tf.is_empty() => tf,
-        _ => {
-            let tools = concat!(env!("CARGO_MANIFEST_DIR"), "/../.tools/bin/terraform");
-            if Path::new(tools).exists() {
-                tools.into()
-            } else {
-                "terraform".into()
-            }
-        }
-    }
+    provider_mirror::paths::engine().to_string_lossy().into_owned()
 }
 
 fn command(dir: &Path, args: &[&str]) -> Command {
@@ -113,7 +102,7 @@ fn kubernetes_state_backend_works_against_the_test_server() {
         .is_ok_and(|o| o.status.success())
     {
         println!(
-            "note: no Terraform engine ({}) runnable; skipping the state backend test",
+            "note: no engine ({}) runnable; skipping the state backend test",
             engine()
         );
         return;

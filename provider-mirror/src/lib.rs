@@ -3,6 +3,10 @@
 //! manifest files beside each archive, and a CLI configuration that installs the project's
 //! providers from that mirror and everything else directly. `terraform init` then checks and
 //! records the archives' hashes in `.terraform.lock.hcl` like for any registry provider.
+//!
+//! The mirror holds the same archives under both engines' default registry hosts: a source
+//! `choudoufu/live` means `registry.terraform.io/choudoufu/live` to Terraform and
+//! `registry.opentofu.org/choudoufu/live` to OpenTofu, and neither engine can be told otherwise.
 
 pub mod paths;
 
@@ -14,8 +18,12 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use zip::write::SimpleFileOptions;
 
-/// Registry host and namespace the providers are published under.
-pub const HOST: &str = "registry.terraform.io";
+/// The registry host a short source address (`choudoufu/live`) means to Terraform.
+pub const TERRAFORM_HOST: &str = "registry.terraform.io";
+/// The registry host a short source address means to OpenTofu.
+pub const OPENTOFU_HOST: &str = "registry.opentofu.org";
+/// Every host the providers are published under, and the namespace there.
+pub const HOSTS: [&str; 2] = [TERRAFORM_HOST, OPENTOFU_HOST];
 pub const NAMESPACE: &str = "choudoufu";
 /// Provider types, each built as the binary `terraform-provider-<type>` by the package `provider-<type>`.
 pub const PROVIDER_TYPES: [&str; 2] = ["live", "records"];
@@ -59,9 +67,9 @@ pub fn platform() -> Result<String, MirrorError> {
     Ok(format!("{}_{arch}", std::env::consts::OS))
 }
 
-/// The mirror folder holding the archives of provider `type_name`.
-pub fn provider_dir(mirror: &Path, type_name: &str) -> PathBuf {
-    mirror.join(HOST).join(NAMESPACE).join(type_name)
+/// The mirror folder holding the archives of provider `type_name` under registry `host`.
+pub fn provider_dir(mirror: &Path, host: &str, type_name: &str) -> PathBuf {
+    mirror.join(host).join(NAMESPACE).join(type_name)
 }
 
 /// Packs the binaries in `release_dir` into `dist/mirror` and writes `dist/terraformrc`.
@@ -74,31 +82,44 @@ pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
         if !binary.is_file() {
             return Err(MirrorError::MissingBinary(binary));
         }
-        let dir = provider_dir(&mirror, type_name);
-        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let stem = format!("terraform-provider-{type_name}_{VERSION}");
-        let archive = archive_path(&mirror, type_name)?;
         let inner_name = format!("terraform-provider-{type_name}_v{VERSION}");
         let bytes = zip_one(&binary, &inner_name)?;
-        let sums = format!("{:x}  {}\n", Sha256::digest(&bytes), file_name(&archive));
-        write_atomic(&archive, &bytes)?;
-        write_atomic(&dir.join(format!("{stem}_SHA256SUMS")), sums.as_bytes())?;
-        write_atomic(&dir.join(format!("{stem}_manifest.json")), MANIFEST.as_bytes())?;
+        for host in HOSTS {
+            let dir = provider_dir(&mirror, host, type_name);
+            fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+            let archive = archive_path(&mirror, host, type_name)?;
+            let sums = format!("{:x}  {}\n", Sha256::digest(&bytes), file_name(&archive));
+            write_atomic(&archive, &bytes)?;
+            write_atomic(&dir.join(format!("{stem}_SHA256SUMS")), sums.as_bytes())?;
+            write_atomic(&dir.join(format!("{stem}_manifest.json")), MANIFEST.as_bytes())?;
+        }
     }
     write_atomic(&dist.join("terraformrc"), cli_config(&mirror).as_bytes())
 }
 
-/// The CLI configuration: the project's providers come only from the mirror.
+/// The CLI configuration: the project's providers come only from the mirror, whichever
+/// engine reads it.
 fn cli_config(mirror: &Path) -> String {
-    let include = format!("{HOST}/{NAMESPACE}/*");
+    let include = included();
     format!(
         "# Written by `make build`: install the project's providers from the local mirror.\n\
          provider_installation {{\n  \
-           filesystem_mirror {{\n    path    = \"{}\"\n    include = [\"{include}\"]\n  }}\n  \
-           direct {{\n    exclude = [\"{include}\"]\n  }}\n\
+           filesystem_mirror {{\n    path    = \"{}\"\n    include = [{include}]\n  }}\n  \
+           direct {{\n    exclude = [{include}]\n  }}\n\
          }}\n",
         mirror.display()
     )
+}
+
+/// `"<host>/choudoufu/*", ...` for every host in [`HOSTS`]: the `include` (or `exclude`) list of
+/// a CLI configuration's installation method that takes exactly the project's providers.
+pub fn included() -> String {
+    let patterns: Vec<String> = HOSTS
+        .iter()
+        .map(|host| format!("\"{host}/{NAMESPACE}/*\""))
+        .collect();
+    patterns.join(", ")
 }
 
 fn file_name(path: &Path) -> String {
@@ -107,10 +128,10 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// The path of provider `type_name`'s archive for this machine in `mirror`.
-pub fn archive_path(mirror: &Path, type_name: &str) -> Result<PathBuf, MirrorError> {
+/// The path of provider `type_name`'s archive for this machine in `mirror` under `host`.
+pub fn archive_path(mirror: &Path, host: &str, type_name: &str) -> Result<PathBuf, MirrorError> {
     let platform = platform()?;
-    Ok(provider_dir(mirror, type_name)
+    Ok(provider_dir(mirror, host, type_name)
         .join(format!("terraform-provider-{type_name}_{VERSION}_{platform}.zip")))
 }
 

@@ -1,5 +1,5 @@
-//! Where the build's pieces live on disk: the workspace, the cargo target folder, and the mirror
-//! and CLI configuration `make build` lays out in `dist/`.
+//! Where the build's pieces live on disk: the workspace, the cargo target folder, the mirror
+//! and CLI configuration `make build` lays out in `dist/`, and the engine the tests run.
 
 use std::path::PathBuf;
 
@@ -28,4 +28,30 @@ pub fn target_dir() -> PathBuf {
         Some(dir) if !dir.is_empty() => workspace_root().join(dir),
         _ => workspace_root().join("target"),
     }
+}
+
+/// `.tools/bin`: the engine and kubectl installed by `make setup`.
+pub fn tools_bin() -> PathBuf {
+    workspace_root().join(".tools").join("bin")
+}
+
+/// The program `name` from `.tools/bin` when `make setup` installed it, else from PATH.
+pub fn tool(name: &str) -> PathBuf {
+    let local = tools_bin().join(name);
+    if local.exists() {
+        local
+    } else {
+        PathBuf::from(name)
+    }
+}
+
+/// The engine every test and benchmark runs: `$ENGINE` (e.g. a `tofu`), else `$TF` (its older
+/// name), else the Terraform `make setup` installed, else `terraform` on PATH. Empty values
+/// count as unset: the Makefile exports both whether given or not.
+pub fn engine() -> PathBuf {
+    ["ENGINE", "TF"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .find(|value| !value.is_empty())
+        .map_or_else(|| tool("terraform"), PathBuf::from)
 }

@@ -1,9 +1,10 @@
 //! A provider registry for the tests and for teams who host their own: serves the folder
 //! `make release` writes over HTTPS, through the provider registry protocol v1 and the provider
 //! network mirror protocol ([`protocol`]). It makes its own CA unless given a certificate; the
-//! engine trusts that CA through `SSL_CERT_FILE`, and reaches the registry under the default
-//! host `registry.terraform.io` through a CLI configuration `host` block ([`Registry::cli_config`]),
-//! so configurations keep `source = "choudoufu/live"`.
+//! engine trusts that CA through `SSL_CERT_FILE`, and reaches the registry under its default
+//! host (`registry.terraform.io` for Terraform, `registry.opentofu.org` for OpenTofu) through a
+//! CLI configuration `host` block ([`Registry::cli_config`]), so configurations keep
+//! `source = "choudoufu/live"`.
 
 pub mod openpgp;
 pub mod protocol;
@@ -23,7 +24,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::sync::oneshot;
 
 use protocol::{Answer, Catalog, MIRROR_PATH, PROVIDERS_PATH};
-use provider_mirror::{HOST, NAMESPACE};
+use provider_mirror::{HOSTS, NAMESPACE};
 use tls::{OwnCa, TlsError};
 
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +85,8 @@ impl Options {
 /// Which protocol a CLI configuration installs the providers through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
-    /// The provider registry protocol, this registry standing in for `registry.terraform.io`.
+    /// The provider registry protocol, this registry standing in for the engine's default host
+    /// (`registry.terraform.io`, `registry.opentofu.org`).
     Registry,
     /// The network mirror protocol, for the project's providers only.
     NetworkMirror,
@@ -181,15 +183,24 @@ impl Registry {
         match protocol {
             // Service discovery for the default host answered locally; everything installs from
             // here. No mirror: the explicit `direct` also turns off the implied local mirrors.
-            Protocol::Registry => format!(
-                "host \"{HOST}\" {{\n  services = {{\n    \"providers.v1\" = \"{base}{PROVIDERS_PATH}\"\n  }}\n}}\n\n\
-                 provider_installation {{\n  direct {{}}\n}}\n"
-            ),
+            // Both engines' default hosts (each reads a short source under its own), so one
+            // configuration serves Terraform and OpenTofu alike.
+            Protocol::Registry => {
+                let hosts: String = HOSTS
+                    .iter()
+                    .map(|host| {
+                        format!(
+                            "host \"{host}\" {{\n  services = {{\n    \"providers.v1\" = \"{base}{PROVIDERS_PATH}\"\n  }}\n}}\n\n"
+                        )
+                    })
+                    .collect();
+                format!("{hosts}provider_installation {{\n  direct {{}}\n}}\n")
+            }
             Protocol::NetworkMirror => {
-                let include = format!("{HOST}/{NAMESPACE}/*");
+                let include = provider_mirror::included();
                 format!(
                     "provider_installation {{\n  network_mirror {{\n    url     = \"{base}{MIRROR_PATH}\"\n    \
-                     include = [\"{include}\"]\n  }}\n  direct {{\n    exclude = [\"{include}\"]\n  }}\n}}\n"
+                     include = [{include}]\n  }}\n  direct {{\n    exclude = [{include}]\n  }}\n}}\n"
                 )
             }
         }

@@ -1,13 +1,14 @@
 //! The registry documentation: `docs/` is what `make docs` generates from the current schemas
 //! (stale pages fail here), every attribute, function and parameter has a description, there is
 //! one page per resource, data source and ephemeral resource type and per function, and every
-//! hand-written example passes the engine's `validate`.
+//! hand-written example passes the engine's `validate` (those of list resources and actions
+//! only where the engine has them).
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use acceptance::{Engine, paths};
+use acceptance::{Engine, Feature, paths, skip_without};
 use estate_tools::docs::{self, catalog};
 
 #[test]
@@ -85,20 +86,38 @@ fn one_page_per_type_and_function() {
     }
 }
 
-/// Every example, as a module of one configuration whose provider blocks the index shows.
+/// Every example but those of list resources and actions, as a module of one configuration whose
+/// provider blocks the index shows.
 #[test]
 fn every_example_passes_validate() {
+    // List resources' examples are query files: `every_list_example_passes_validate_query`.
+    let folders = (catalog::Kind::ALL.into_iter())
+        .filter(|k| ![catalog::Kind::ListResource, catalog::Kind::Action].contains(k))
+        .map(catalog::Kind::folder);
+    let count = validate_examples(folders.chain([catalog::FUNCTIONS_FOLDER]));
+    assert!(count >= 11, "only {count} examples");
+}
+
+/// Every action's example, apart: only Terraform has actions.
+#[test]
+fn every_action_example_passes_validate() {
+    if skip_without(Feature::Actions) {
+        return;
+    }
+    let count = validate_examples([catalog::Kind::Action.folder()]);
+    assert!(count >= 4, "only {count} action examples");
+}
+
+/// The examples in `kind_folders` of `examples/`, each a module of one configuration, pass
+/// `init` and `validate`; how many there were.
+fn validate_examples<'a>(kind_folders: impl IntoIterator<Item = &'a str>) -> usize {
     let root = paths::workspace_root();
     let dir = tempfile::tempdir().expect("a working directory");
     let mut main = String::from(
         "provider \"kubernetes\" {\n  estate = \"example\"\n}\n\nprovider \"records\" {\n  estate = \"example\"\n}\n",
     );
     let mut count = 0;
-    // List resources' examples are query files: `every_list_example_passes_validate_query`.
-    let folders = (catalog::Kind::ALL.into_iter())
-        .filter(|k| *k != catalog::Kind::ListResource)
-        .map(catalog::Kind::folder);
-    for kind_folder in folders.chain([catalog::FUNCTIONS_FOLDER]) {
+    for kind_folder in kind_folders {
         let folder = root.join(docs::EXAMPLES).join(kind_folder);
         for entry in fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())) {
             let example = entry.expect("a directory entry").path();
@@ -120,13 +139,16 @@ fn every_example_passes_validate() {
             count += 1;
         }
     }
-    assert!(count >= 11, "only {count} examples");
     init_and_validate(dir.path(), &main, &["validate"]);
+    count
 }
 
 /// Every list resource's example as its page shows it, in one root module's query files.
 #[test]
 fn every_list_example_passes_validate_query() {
+    if skip_without(Feature::Query) {
+        return;
+    }
     let root = paths::workspace_root();
     let dir = tempfile::tempdir().expect("a working directory");
     let mut count = 0;

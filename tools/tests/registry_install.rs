@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use acceptance::hcl::{quote, unique_name};
 use acceptance::mirror::{self, VERSION};
-use acceptance::{Cluster, Engine, EngineOutput, paths};
+use acceptance::{Cluster, Engine, EngineInfo, EngineOutput, engine_info, opentofu, paths, skip};
 use estate_tools::registry::{Options, Protocol, Registry, openpgp};
 use estate_tools::release::{self, signing};
 
@@ -102,8 +102,14 @@ struct Workspace {
 }
 
 impl Workspace {
-    /// One resource of each provider, declared by their short sources.
+    /// One resource of each provider, declared by their short sources, installed by the engine
+    /// of the run.
     fn new(registry: &Registry, protocol: Protocol, kubeconfig: &Path) -> Workspace {
+        Workspace::new_for(engine_info(), registry, protocol, kubeconfig)
+    }
+
+    /// As [`Workspace::new`], installed by the engine `info` describes.
+    fn new_for(info: &EngineInfo, registry: &Registry, protocol: Protocol, kubeconfig: &Path) -> Workspace {
         let estate = unique_name("reg");
         let kubeconfig = quote(&kubeconfig.to_string_lossy());
         let main = format!(
@@ -115,11 +121,12 @@ impl Workspace {
              resource \"records_outputs\" \"this\" {{\n  values = {{ config_map = kubernetes_config_map.installed.id }}\n}}\n",
             required_providers("")
         );
-        Workspace::with(registry, &registry.cli_config(protocol), &main)
+        Workspace::with(info, registry, &registry.cli_config(protocol), &main)
     }
 
-    /// `main` installed with the CLI configuration `cli_config`, trusting the registry's CA.
-    fn with(registry: &Registry, cli_config: &str, main: &str) -> Workspace {
+    /// `main` installed by the engine `info` describes with the CLI configuration `cli_config`,
+    /// trusting the registry's CA.
+    fn with(info: &EngineInfo, registry: &Registry, cli_config: &str, main: &str) -> Workspace {
         let config = tempfile::tempdir().expect("a folder");
         let cli_config_file = config.path().join("terraformrc");
         fs::write(&cli_config_file, cli_config).expect("write the CLI configuration");
@@ -127,7 +134,7 @@ impl Workspace {
         fs::write(&ca, registry.ca_pem().expect("the registry's own CA")).expect("write the CA");
         let dir = tempfile::tempdir().expect("a working folder");
         fs::write(dir.path().join("main.tf"), main).expect("write main.tf");
-        let engine = Engine::new(dir.path())
+        let engine = Engine::of(info, dir.path())
             .env("TF_CLI_CONFIG_FILE", &cli_config_file.to_string_lossy())
             .env("SSL_CERT_FILE", &ca.to_string_lossy());
         Workspace {
@@ -141,20 +148,34 @@ impl Workspace {
         fs::read_to_string(self.dir.path().join(".terraform.lock.hcl")).ok()
     }
 
-    /// The provider packages under `.terraform/providers`.
+    /// The provider packages under `.terraform/providers`, as `<type>/<version>/<platform>`: the
+    /// unpacked folders only. OpenTofu leaves the `<platform>.lock` file of its install lock
+    /// (and so the folders above it) even when it refused the package.
     fn installed(&self) -> Vec<String> {
         let root = self
             .dir
             .path()
             .join(".terraform/providers")
-            .join(mirror::HOST)
+            .join(self.engine.info().registry_host())
             .join(mirror::NAMESPACE);
-        match fs::read_dir(root) {
-            Ok(entries) => entries
-                .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
-                .collect(),
-            Err(_) => Vec::new(),
+        let folders = |dir: &Path| -> Vec<String> {
+            let Ok(entries) = fs::read_dir(dir) else {
+                return Vec::new();
+            };
+            let entries = entries.map(|e| e.expect("an entry"));
+            (entries.filter(|e| e.path().is_dir()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        };
+        let mut packages = Vec::new();
+        for type_name in folders(&root) {
+            for version in folders(&root.join(&type_name)) {
+                for platform in folders(&root.join(&type_name).join(&version)) {
+                    packages.push(format!("{type_name}/{version}/{platform}"));
+                }
+            }
         }
+        packages
     }
 }
 
@@ -168,9 +189,9 @@ fn required_providers(host: &str) -> String {
     )
 }
 
-/// The `provider "<address>" { ... }` block of a lock file.
-fn lock_block<'a>(lock: &'a str, type_name: &str) -> &'a str {
-    let address = format!("provider \"{}/{}/{type_name}\"", mirror::HOST, mirror::NAMESPACE);
+/// The `provider "<address>" { ... }` block of a lock file written by the engine `info` describes.
+fn lock_block<'a>(info: &EngineInfo, lock: &'a str, type_name: &str) -> &'a str {
+    let address = format!("provider \"{}\"", info.provider_address(type_name));
     let start = lock
         .find(&address)
         .unwrap_or_else(|| panic!("{address} is not in the lock file:\n{lock}"));
@@ -211,9 +232,25 @@ fn assert_nothing_installed(workspace: &Workspace, init: &EngineOutput) {
 
 #[test]
 fn init_installs_through_the_registry_protocol_verifying_the_signature() {
+    installs_through_the_registry_protocol(engine_info());
+}
+
+/// OpenTofu's own installer (its signing-key rules differ from Terraform's: see
+/// docs/guides/registry.md) wherever a `tofu` is at hand, whichever engine the run uses.
+#[test]
+fn tofu_init_installs_through_the_registry_protocol_verifying_the_signature() {
+    match opentofu() {
+        Ok(tofu) => installs_through_the_registry_protocol(&tofu),
+        Err(why) => skip(&why),
+    }
+}
+
+/// `init` by the engine `info` describes through the registry protocol: the signature checked
+/// against the published key, both hashes locked, the version reported, and a plan.
+fn installs_through_the_registry_protocol(info: &EngineInfo) {
     let cluster = Cluster::start();
     let registry = Registry::start(Options::local(&released().dir)).expect("start the registry");
-    let workspace = Workspace::new(&registry, Protocol::Registry, cluster.kubeconfig());
+    let workspace = Workspace::new_for(info, &registry, Protocol::Registry, cluster.kubeconfig());
 
     let init = workspace.engine.init();
     assert!(
@@ -223,11 +260,8 @@ fn init_installs_through_the_registry_protocol_verifying_the_signature() {
     );
     let key_id = published_key_id();
     for type_name in mirror::PROVIDER_TYPES {
-        let installed = format!(
-            "Installed {}/{type_name} v{VERSION} (self-signed, key ID {key_id})",
-            mirror::NAMESPACE
-        );
-        assert!(init.stdout.contains(&installed), "no {installed:?}:\n{init}");
+        let source = format!("{}/{type_name}", mirror::NAMESPACE);
+        assert_installed_signed(&init, &source, &key_id);
         // Through the registry protocol: versions, download, then the package and its signed sums.
         for path in [
             format!("/v1/providers/{}/{type_name}/versions", mirror::NAMESPACE),
@@ -252,7 +286,7 @@ fn init_installs_through_the_registry_protocol_verifying_the_signature() {
 
     let lock = workspace.lock_file().expect("init writes the lock file");
     for type_name in mirror::PROVIDER_TYPES {
-        let block = lock_block(&lock, type_name);
+        let block = lock_block(info, &lock, type_name);
         let zip = archive(&released().dir, type_name);
         let zh = format!(
             "\"zh:{}\"",
@@ -268,11 +302,7 @@ fn init_installs_through_the_registry_protocol_verifying_the_signature() {
     // The version is reported by the engine ...
     let version = workspace.engine.run(&["version"]);
     for type_name in mirror::PROVIDER_TYPES {
-        let line = format!(
-            "+ provider {}/{}/{type_name} v{VERSION}",
-            mirror::HOST,
-            mirror::NAMESPACE
-        );
+        let line = format!("+ provider {} v{VERSION}", info.provider_address(type_name));
         assert!(version.stdout.contains(&line), "no {line:?}:\n{version}");
     }
     // ... and by the plugins in their logs.
@@ -301,7 +331,7 @@ fn under_its_own_host_the_registry_is_found_through_service_discovery() {
     let port = registry.base_url().rsplit(':').next().expect("a port");
     let host = format!("localhost:{port}/");
     let cli_config = "provider_installation {\n  direct {}\n}\n";
-    let workspace = Workspace::with(&registry, cli_config, &required_providers(&host));
+    let workspace = Workspace::with(engine_info(), &registry, cli_config, &required_providers(&host));
 
     let init = workspace.engine.init();
     assert!(
@@ -317,11 +347,8 @@ fn under_its_own_host_the_registry_is_found_through_service_discovery() {
         registry.requests()
     );
     for type_name in mirror::PROVIDER_TYPES {
-        let installed = format!(
-            "Installed {host}{}/{type_name} v{VERSION} (self-signed",
-            mirror::NAMESPACE
-        );
-        assert!(init.stdout.contains(&installed), "no {installed:?}:\n{init}");
+        let source = format!("{host}{}/{type_name}", mirror::NAMESPACE);
+        assert_installed_signed(&init, &source, &published_key_id());
     }
 }
 
@@ -344,7 +371,8 @@ fn init_installs_through_the_network_mirror_protocol() {
             mirror::NAMESPACE
         );
         assert!(init.stdout.contains(&installed), "no {installed:?}:\n{init}");
-        let base = format!("/mirror/{}/{}/{type_name}/", mirror::HOST, mirror::NAMESPACE);
+        let host = workspace.engine.info().registry_host();
+        let base = format!("/mirror/{host}/{}/{type_name}/", mirror::NAMESPACE);
         for path in [format!("{base}index.json"), format!("{base}{VERSION}.json")] {
             assert!(
                 registry.requests().contains(&format!("GET {path} 200")),
@@ -355,7 +383,7 @@ fn init_installs_through_the_network_mirror_protocol() {
         // A mirror's packages are not signed: the lock holds the h1 hash the mirror announced.
         let h1 = mirror::archive_h1(&archive(&released().dir, type_name)).expect("the archive's h1");
         assert!(
-            lock_block(&lock, type_name).contains(&format!("\"{h1}\"")),
+            lock_block(workspace.engine.info(), &lock, type_name).contains(&format!("\"{h1}\"")),
             "{h1} not locked:\n{lock}"
         );
     }
@@ -511,6 +539,19 @@ fn a_given_signing_key_signs_instead_of_a_throwaway_one() {
             "{report}"
         );
     }
+}
+
+/// `init` installed `source` after checking its signature by `key_id`: Terraform says
+/// `(self-signed, key ID …)` of a key that is not HashiCorp's, OpenTofu `(signed, key ID …)` of
+/// any key, and nothing else is a checked signature to either.
+fn assert_installed_signed(init: &EngineOutput, source: &str, key_id: &str) {
+    let line = format!(
+        r"Installed {} v{} \((self-)?signed, key ID {key_id}\)",
+        regex::escape(source),
+        regex::escape(VERSION)
+    );
+    let pattern = regex::Regex::new(&line).expect("a valid pattern");
+    assert!(pattern.is_match(&init.stdout), "no {line:?}:\n{init}");
 }
 
 /// Whether the engine printed `message`, wherever it wrapped the lines.

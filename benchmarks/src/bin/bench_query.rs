@@ -10,8 +10,8 @@
 use std::fs;
 use std::time::Instant;
 
-use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
+use acceptance::{Cluster, Feature, skip_without};
 
 const DEFAULT_SIZES: [usize; 1] = [1000];
 
@@ -56,6 +56,9 @@ fn measure(cluster: &Cluster, n: usize) -> Result<String, String> {
 
 fn main() {
     let sizes = estate_bench::bench::sizes("bench_query", &DEFAULT_SIZES);
+    if skip_without(Feature::Query) {
+        return;
+    }
     let cluster = Cluster::start();
     let (rows, failures) =
         estate_bench::bench::each_size(&sizes, |n| measure(&cluster, n).map(|row| vec![row]));

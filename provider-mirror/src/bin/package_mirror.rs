@@ -11,16 +11,13 @@ fn main() -> ExitCode {
     match mirror::package(&release, &dist) {
         Ok(()) => {
             println!("mirror: {}", dist.join("mirror").display());
-            for type_name in mirror::PROVIDER_TYPES {
-                println!(
-                    "  {}/{}/{type_name} {}",
-                    mirror::HOST,
-                    mirror::NAMESPACE,
-                    mirror::VERSION
-                );
+            for host in mirror::HOSTS {
+                for type_name in mirror::PROVIDER_TYPES {
+                    println!("  {host}/{}/{type_name} {}", mirror::NAMESPACE, mirror::VERSION);
+                }
             }
             println!(
-                "use it with: TF_CLI_CONFIG_FILE={} terraform init",
+                "use it with: TF_CLI_CONFIG_FILE={} terraform init (or tofu init)",
                 paths::cli_config().display()
             );
             ExitCode::SUCCESS
