@@ -26,21 +26,24 @@
 
 mod default_service_account;
 mod env;
+mod error;
+mod kind;
 mod maps;
+mod resource;
 mod taint;
 
-use std::sync::Arc;
-use std::time::Duration;
+pub use error::PatchError;
+pub use kind::{FixedKind, MetaShape, PatchInfo, PatchKind, TargetKind};
 
-use async_trait::async_trait;
+use std::sync::Arc;
+
 use kube::Client;
 use kube::api::ApiResource;
-use kube_estate::{ApiError, FieldConflict, ObjectRef};
+use kube_estate::ApiError;
 use plugin_runtime::rules;
 use plugin_runtime::{
-    ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, NestedBlock, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
-    Type, Value,
+    ApplyRequest, Attribute, AttributePath, Block, Diagnostic, Diagnostics, NestedBlock, Resource, Type,
+    Value,
 };
 use serde_json::{Map, Value as Json};
 
@@ -73,167 +76,6 @@ pub fn resources(ctx: &Arc<Context>) -> Vec<Arc<dyn Resource>> {
             }) as Arc<dyn Resource>
         })
         .collect()
-}
-
-/// The facts of a patch-style type.
-pub struct PatchInfo {
-    pub type_name: &'static str,
-    pub aliases: &'static [&'static str],
-    pub description: &'static str,
-    pub target: TargetKind,
-    pub metadata: MetaShape,
-    /// Has `field_manager` and `force` (all but the default service account).
-    pub manager_attributes: bool,
-    /// The last part of the default field manager, `tofu-live-<estate>-<manages>`.
-    pub manages: &'static str,
-}
-
-/// Which kind of object a type edits.
-pub enum TargetKind {
-    /// The one its `api_version` and `kind` attributes name.
-    Configured,
-    /// Always this one.
-    Fixed(FixedKind),
-}
-
-/// A kind of the core group (`v1`) known at compile time.
-pub struct FixedKind {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub plural: &'static str,
-    pub namespaced: bool,
-}
-
-/// The `metadata` block a type has.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum MetaShape {
-    /// `name` (required) only: a cluster-scoped target.
-    Name,
-    /// `name` (required) and `namespace` (optional; the target's default is `default`).
-    NameNamespace,
-    /// As [`MetaShape::NameNamespace`], with `namespace` planned as `default` when unset (so
-    /// state reads as hashicorp's, whose schema defaults it).
-    NameDefaultNamespace,
-    /// The default service account's: labels, annotations, `name` and `namespace` defaulted to
-    /// `default`, and the object's uid, resource version and generation.
-    Account,
-}
-
-/// What one patch-style type does: its own attributes, the fields it claims and how it reads
-/// them back. The shared machinery ([`PatchResource`]) does everything else.
-#[async_trait]
-pub trait PatchKind: Send + Sync + 'static {
-    fn info(&self) -> &'static PatchInfo;
-
-    /// The type's own attributes and blocks (not `id`, `metadata`, `field_manager`, `force`).
-    fn block(&self) -> Block;
-
-    /// Configuration checks beyond the schema (values may be unknown).
-    fn validate(&self, _config: &Value) -> Diagnostics {
-        Diagnostics::new()
-    }
-
-    /// apiVersion and kind of the target, as the API spells them (for [`TargetKind::Configured`]).
-    fn target_kind(&self, value: &Value) -> Option<(String, String)> {
-        Some((
-            value.get("api_version").as_str()?.to_string(),
-            value.get("kind").as_str()?.to_string(),
-        ))
-    }
-
-    /// The fields the resource claims, from a resource value whose configured parts are
-    /// known: a partial object (`metadata`, `data`, `spec` ...), without apiVersion, kind,
-    /// name and namespace.
-    fn intent(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics>;
-
-    /// The resource's attributes that come from the cluster, read from `view`: the live object
-    /// reduced to the fields of the prior state's intent. `live` is the whole object.
-    fn read(&self, view: &Json, live: &Json, prior: &Value) -> Value;
-
-    /// Refuses a write the live object cannot take (a container that is not there).
-    fn check(&self, _live: &Json, _value: &Value) -> Result<(), Diagnostic> {
-        Ok(())
-    }
-
-    /// Adds to `body` what must ride along with the claimed fields: items of atomic lists
-    /// (a Node's taints) that other writers own, which an apply would otherwise remove.
-    /// `claimed` is every resource value whose items are this resource's.
-    fn keep_others(&self, _body: &mut Map<String, Json>, _live: &Json, _claimed: &[&Value]) {}
-
-    /// How long a create waits for the cluster to create the target (the default service
-    /// account); `None`: a missing target is an error at once.
-    fn create_wait(&self, _value: &Value) -> Option<Duration> {
-        None
-    }
-
-    /// The `id` of a resource value, when hashicorp's differs from the default of its target
-    /// kind. `None` from the default: use the kind's.
-    fn id(&self, _value: &Value) -> Option<String> {
-        None
-    }
-
-    /// Whether `terraform import` takes an object of a fixed kind by its `<namespace>/<name>`
-    /// id, as hashicorp's type has an importer (the default service account); the others claim
-    /// only what they set, so there is nothing to import.
-    fn importable(&self) -> bool {
-        false
-    }
-}
-
-/// Why a patch could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum PatchError {
-    #[error("{object} does not exist")]
-    Missing { object: ObjectRef, type_name: String },
-    #[error("Field manager conflict on {object}: fields owned by {}", managers(.fields))]
-    Conflict {
-        object: ObjectRef,
-        fields: Vec<FieldConflict>,
-        /// The type has a `force` attribute.
-        forceable: bool,
-    },
-    #[error(transparent)]
-    Api(#[from] ApiError),
-}
-
-fn managers(fields: &[FieldConflict]) -> String {
-    let mut names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.manager)).collect();
-    names.dedup();
-    names.join(", ")
-}
-
-impl From<PatchError> for Diagnostic {
-    fn from(e: PatchError) -> Diagnostic {
-        let summary = e.to_string();
-        let detail = match e {
-            PatchError::Api(e) => return e.into(),
-            PatchError::Missing { object, type_name } => format!(
-                "{type_name} edits an existing object and never creates one, but {object} was not \
-                 found. Create it first (with its own resource, or another tool), or correct the \
-                 target's name, namespace, api_version or kind."
-            ),
-            PatchError::Conflict {
-                object,
-                fields,
-                forceable,
-            } => {
-                let mut detail = format!(
-                    "Server-side apply did not take fields of {object} that another field manager owns:"
-                );
-                for f in &fields {
-                    detail.push_str(&format!("\n- {} (owned by {:?})", f.field, f.manager));
-                }
-                detail.push_str(if forceable {
-                    "\n\nLeave these fields to that manager (remove them from the configuration), or take \
-                     them over by setting `force = true` in the resource."
-                } else {
-                    "\n\nLeave these fields to that manager: remove them from the configuration."
-                });
-                detail
-            }
-        };
-        Diagnostic::error(summary, detail)
-    }
 }
 
 /// The field manager a resource writes as when `field_manager` is not set.
@@ -698,198 +540,6 @@ impl PatchResource {
     }
 }
 
-#[async_trait]
-impl Resource for PatchResource {
-    fn type_name(&self) -> &'static str {
-        self.info().type_name
-    }
-
-    fn aliases(&self) -> &'static [&'static str] {
-        self.info().aliases
-    }
-
-    /// hashicorp's patch-style resources are SDKv2 ones too (a null label is dropped, not refused).
-    fn legacy_type_system(&self) -> bool {
-        crate::facts::is_sdk_v2(self.info().type_name)
-    }
-
-    fn schema(&self) -> Schema {
-        let info = self.info();
-        let mut block = self.kind.block();
-        block.description = info.description.to_string();
-        block.attributes.insert(
-            0,
-            Attribute::optional_computed(
-                "id",
-                Type::String,
-                "The identity of the edited object, as hashicorp spells it.",
-            ),
-        );
-        if info.manager_attributes {
-            block.attributes.push(Attribute::optional_computed(
-                "field_manager",
-                Type::String,
-                "The field manager whose fields these are. Default `tofu-live-<estate>-<type>`, so that \
-                 estates and resource types never remove each other's fields.",
-            ));
-            block.attributes.push(Attribute::optional(
-                "force",
-                Type::Bool,
-                "Take over fields another field manager owns, instead of failing with a conflict.",
-            ));
-        }
-        block.blocks.insert(0, self.metadata_block());
-        let _ = crate::facts::annotate(info.type_name, &mut block);
-        Schema::new(0, block)
-    }
-
-    fn validate(&self, config: &Value) -> Diagnostics {
-        let mut out = self.kind.validate(config);
-        if self.info().metadata == MetaShape::Account {
-            let meta = meta(config);
-            if let Some(name) = meta.get("name").as_str().filter(|n| *n != "default") {
-                out.push(
-                    Diagnostic::error(
-                        "Not the default service account",
-                        format!("metadata.name is {name:?}: this resource manages the service account \"default\"."),
-                    )
-                    .at(metadata::path_of(config, "name")),
-                );
-            }
-            out.extend(forbid_estate_label(
-                meta.get("labels"),
-                metadata::path_of(config, "labels"),
-            ));
-        }
-        if config
-            .get("field_manager")
-            .as_str()
-            .is_some_and(|m| m.trim().is_empty())
-        {
-            out.push(
-                Diagnostic::error("Empty field manager", "field_manager must name a field manager.")
-                    .at(AttributePath::root("field_manager")),
-            );
-        }
-        out.extend(timeouts::validate(config).into_iter().collect());
-        out
-    }
-
-    async fn plan(&self, req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
-        // Planned from the configuration alone: without a connection (known only at apply) too.
-        let estate = self.ctx.plan_estate().map_err(diag)?;
-        let schema = self.schema();
-        let prior = Some(&req.prior_state).filter(|p| !p.is_null());
-        let mut planned = plan::unknown_computed(&schema.block, &req.proposed_new_state, prior);
-        let shape = self.info().metadata;
-        if let Some(meta) = metadata::of_mut(&mut planned) {
-            let defaulted: &[&str] = match shape {
-                MetaShape::Account => &["name", "namespace"],
-                MetaShape::NameDefaultNamespace => &["namespace"],
-                _ => &[],
-            };
-            // Only a value the configuration leaves null is defaulted: one known only at apply
-            // (a namespace created in the same run) stays unknown, or the engine refuses the plan.
-            let configured = metadata::of(&req.config);
-            for field in defaulted {
-                if configured.get(field).is_null() {
-                    meta.set(field, Value::string("default"));
-                }
-            }
-        }
-        if self.info().manager_attributes && req.config.get("field_manager").is_null() {
-            let manager = prior
-                .map(|p| p.get("field_manager").clone())
-                .filter(|m| !m.is_null())
-                .unwrap_or_else(|| match estate {
-                    Some(estate) => Value::string(default_manager(estate, self.info().manages)),
-                    None => Value::unknown(),
-                });
-            planned.set("field_manager", manager);
-        }
-        if req.config.get("id").is_null() {
-            planned.set(
-                "id",
-                self.id_of(&planned)
-                    .map(Value::string)
-                    .unwrap_or_else(Value::unknown),
-            );
-        }
-        let mut response = PlanResponse::default();
-        if let Some(prior) = prior {
-            if planned != *prior && shape == MetaShape::Account {
-                plan::metadata_will_change(&mut planned);
-            }
-            response.requires_replace = Self::replace_paths(prior, &planned);
-        }
-        response.planned_state = planned;
-        Ok(response)
-    }
-
-    async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
-        lifecycle::apply(&req, self.destroy(&req), async |_| self.write(&req).await).await
-    }
-
-    async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {
-        if let Some(deferred) = self.ctx.offline() {
-            return Ok(deferred.unrefreshed(req));
-        }
-        let conn = self.ctx.connection().map_err(diag)?;
-        let current = &req.current_state;
-        let gone = |object: String| ReadResponse {
-            new_state: Value::Null,
-            private: Vec::new(),
-            diagnostics: Diagnostics::from(Diagnostic::warning(
-                format!("{object} is gone"),
-                format!(
-                    "The object {} edits no longer exists, so it was removed from the state. Recreate the \
-                     object, or remove the resource from the configuration.",
-                    self.info().type_name
-                ),
-            )),
-        };
-        let Some(target) = self.resolve(current).await? else {
-            let (api_version, kind) = self.kind.target_kind(current).unwrap_or_default();
-            return Ok(gone(format!("Kind {kind} of {api_version}")));
-        };
-        match objects::get(&conn.client, &target).await.map_err(diag)? {
-            Some(live) => Ok(ReadResponse {
-                new_state: self.state_of(&live, current),
-                private: req.private,
-                diagnostics: Diagnostics::new(),
-            }),
-            None => Ok(gone(target.object_ref().to_string())),
-        }
-    }
-
-    async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {
-        let TargetKind::Fixed(fixed) = &self.info().target else {
-            return Err(not_importable(&req.type_name));
-        };
-        if !self.kind.importable() {
-            return Err(not_importable(&req.type_name));
-        }
-        let conn = self.ctx.connection().map_err(diag)?;
-        let (namespace, name) = crate::resource::parse_import_id(&req.id, fixed.namespaced).map_err(diag)?;
-        let located = Value::object([(
-            "metadata",
-            Value::List(vec![Value::object([
-                ("name", Value::string(name)),
-                ("namespace", Value::from(namespace)),
-            ])]),
-        )]);
-        let target = self.resolve_served(&located).await?;
-        // No prior: the object's user-written labels and annotations show, as on any import.
-        lifecycle::import(&conn.client, &target, req.type_name, |live| {
-            let mut state = self.state_of(live, &Value::Null);
-            let id = self.id_of(&state);
-            state.set("id", Value::from(id));
-            state
-        })
-        .await
-    }
-}
-
 fn not_importable(type_name: &str) -> Diagnostics {
     diag(Diagnostic::error(
         format!("{type_name} cannot be imported"),
@@ -924,6 +574,7 @@ fn forbid_estate_label(labels: &Value, path: AttributePath) -> Diagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kube_estate::{FieldConflict, ObjectRef};
     use serde_json::json;
 
     #[test]
