@@ -16,8 +16,11 @@
 //! `port = { number = "80" }` goes as the integer 80, and a value that reads as no such type
 //! is refused at plan, naming its path.
 
+mod listing;
 mod secret;
+mod shape;
 mod typed;
+mod wait;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,7 +32,6 @@ use plugin_runtime::{
     ImportRequest, ImportResponse, NestedBlock, Nesting, PlanRequest, PlanResponse, ReadRequest,
     ReadResponse, Resource, Schema, Type, Value,
 };
-use regex::Regex;
 use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
@@ -42,6 +44,9 @@ use crate::objects::{self, Manager, Target};
 use crate::openapi::KindSchema;
 use crate::ownership::Ownership;
 use crate::{metadata, plan, timeouts};
+pub(crate) use shape::as_manifest;
+use shape::{Step, matches, object_value};
+use wait::{Wait, validate_waits};
 
 const DEFAULT_FIELD_MANAGER: &str = "Terraform";
 const DEFAULT_COMPUTED_FIELDS: [&str; 2] = ["metadata.annotations", "metadata.labels"];
@@ -52,115 +57,6 @@ const SCHEMA_WAIT: Duration = Duration::from_secs(5);
 
 pub struct Manifest {
     ctx: Arc<Context>,
-}
-
-/// The live object through the manifest's shape: the keys the manifest sets, recursively;
-/// array elements beyond the manifest's come whole, so added elements show.
-fn project(live: &Json, shape: &Json) -> Json {
-    match (shape, live) {
-        (Json::Object(s), Json::Object(l)) => Json::Object(
-            s.iter()
-                .filter_map(|(k, sv)| l.get(k).map(|lv| (k.clone(), project(lv, sv))))
-                .collect(),
-        ),
-        (Json::Array(s), Json::Array(l)) => Json::Array(
-            l.iter()
-                .enumerate()
-                .map(|(i, lv)| s.get(i).map(|sv| project(lv, sv)).unwrap_or(lv.clone()))
-                .collect(),
-        ),
-        _ => live.clone(),
-    }
-}
-
-/// One step of a `computed_fields` path (`spec.replicas`, `metadata.annotations["a/b"]`, `x[0]`).
-#[derive(Clone, Debug, PartialEq)]
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-fn parse_path(path: &str) -> Vec<Step> {
-    let mut steps = Vec::new();
-    let re = Regex::new(r#"([^.\[\]]+)|\["([^"]*)"\]|\[(\d+)\]"#).expect("static regex");
-    for c in re.captures_iter(path) {
-        if let Some(k) = c.get(1).or(c.get(2)) {
-            steps.push(Step::Key(k.as_str().to_string()));
-        } else if let Some(i) = c.get(3).and_then(|i| i.as_str().parse().ok()) {
-            steps.push(Step::Index(i));
-        }
-    }
-    steps
-}
-
-/// Removes the value at `path` (if present).
-fn remove_path(value: &mut Json, path: &[Step]) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
-    };
-    let mut at = value;
-    for step in parents {
-        let next = match step {
-            Step::Key(k) => at.get_mut(k.as_str()),
-            Step::Index(i) => at.get_mut(*i),
-        };
-        let Some(next) = next else { return };
-        at = next;
-    }
-    match (last, at) {
-        (Step::Key(k), Json::Object(m)) => {
-            m.remove(k);
-        }
-        (Step::Index(i), Json::Array(a)) if *i < a.len() => {
-            a.remove(*i);
-        }
-        _ => {}
-    }
-}
-
-/// Whether the live object (through the manifest's shape) says what the manifest says,
-/// leaving out `computed_fields`.
-fn matches(object: &Json, manifest: &Json, computed_fields: &[String]) -> bool {
-    let (mut a, mut b) = (object.clone(), manifest.clone());
-    for path in computed_fields {
-        let steps = parse_path(path);
-        remove_path(&mut a, &steps);
-        remove_path(&mut b, &steps);
-    }
-    a == b
-}
-
-/// What a manifest value (or a live object) becomes in state as `object`.
-fn object_value(live: &Json, manifest: &Json) -> Value {
-    Value::from_json(&secret::redact(project(live, manifest), live, manifest))
-}
-
-/// A live object as the manifest a user would write for it: no status, no server
-/// bookkeeping, no estate label.
-pub(crate) fn as_manifest(live: &Json) -> Json {
-    let mut m = live.clone();
-    if let Some(map) = m.as_object_mut() {
-        map.remove("status");
-    }
-    if let Some(meta) = m.get_mut("metadata").and_then(Json::as_object_mut) {
-        for key in [
-            "uid",
-            "resourceVersion",
-            "generation",
-            "creationTimestamp",
-            "managedFields",
-            "selfLink",
-        ] {
-            meta.remove(key);
-        }
-        if let Some(labels) = meta.get_mut("labels").and_then(Json::as_object_mut) {
-            labels.remove(ESTATE_LABEL);
-            if labels.is_empty() {
-                meta.remove("labels");
-            }
-        }
-    }
-    m
 }
 
 fn computed_fields(value: &Value) -> Vec<String> {
@@ -421,146 +317,6 @@ fn planned_offline(deferred: &kube_estate::Deferred, identity: &ObjectIdentity) 
         ),
     )
     .at(AttributePath::root("manifest"))
-}
-
-/// The `wait` block: rollout, field patterns, status conditions.
-struct Wait {
-    rollout: bool,
-    fields: Vec<(Vec<Step>, Regex)>,
-    conditions: Vec<(String, Option<String>)>,
-}
-
-/// hashicorp's shorthand for "any value": the field only has to be there.
-const ANY_VALUE: &str = "*";
-
-/// A `fields` pattern as a regular expression.
-fn field_pattern(pattern: &str) -> Result<Regex, regex::Error> {
-    if pattern == ANY_VALUE {
-        Regex::new("(.*)?")
-    } else {
-        Regex::new(pattern)
-    }
-}
-
-/// Errors for `fields` patterns that are not regular expressions, in `wait` and `wait_for`.
-fn validate_waits(config: &Value) -> Vec<Diagnostic> {
-    let places = [
-        (
-            single(config, "wait"),
-            AttributePath::root("wait").index(0).attribute("fields"),
-        ),
-        (
-            config.get("wait_for"),
-            AttributePath::root("wait_for").attribute("fields"),
-        ),
-    ];
-    let mut out = Vec::new();
-    for (block, path) in places {
-        for (field, pattern) in block.get("fields").entries().into_iter().flatten() {
-            let Some(pattern) = pattern.as_str() else { continue };
-            if let Err(e) = field_pattern(pattern) {
-                out.push(
-                    Diagnostic::error(
-                        "Invalid wait pattern",
-                        format!("The pattern for {field:?} is not a regular expression: {e}"),
-                    )
-                    .at(path.clone().key(field)),
-                );
-            }
-        }
-    }
-    out
-}
-
-impl Wait {
-    /// What a resource value waits for: its `wait` block and its `wait_for` attribute
-    /// together (`None` when it has neither).
-    fn of_resource(value: &Value) -> Option<Wait> {
-        [single(value, "wait"), value.get("wait_for")]
-            .into_iter()
-            .filter_map(Wait::of)
-            .reduce(|mut all, wait| {
-                all.rollout |= wait.rollout;
-                all.fields.extend(wait.fields);
-                all.conditions.extend(wait.conditions);
-                all
-            })
-    }
-
-    fn of(block: &Value) -> Option<Wait> {
-        if block.is_null() {
-            return None;
-        }
-        let fields = block
-            .get("fields")
-            .entries()
-            .into_iter()
-            .flatten()
-            .filter_map(|(path, pattern)| Some((parse_path(path), field_pattern(pattern.as_str()?).ok()?)))
-            .collect();
-        let conditions = block
-            .get("condition")
-            .elements()
-            .iter()
-            .filter_map(|c| {
-                Some((
-                    c.get("type").as_str()?.to_string(),
-                    c.get("status").as_str().map(str::to_string),
-                ))
-            })
-            .collect();
-        Some(Wait {
-            rollout: block.get("rollout").as_bool().unwrap_or(false),
-            fields,
-            conditions,
-        })
-    }
-
-    fn satisfied(&self, live: &Json) -> bool {
-        let fields_ok = self.fields.iter().all(|(path, pattern)| {
-            let mut at = Some(live);
-            for step in path {
-                at = at.and_then(|v| match step {
-                    Step::Key(k) => v.get(k.as_str()),
-                    Step::Index(i) => v.get(*i),
-                });
-            }
-            // Numbers as hashicorp prints them: integers whole, others with six decimals.
-            let text = match at {
-                Some(Json::String(s)) => Some(s.clone()),
-                Some(Json::Null) | None => None,
-                Some(Json::Number(n)) if n.as_i64().is_none() && n.as_u64().is_none() => {
-                    n.as_f64().map(|f| format!("{f:.6}"))
-                }
-                Some(other) => Some(other.to_string()),
-            };
-            text.is_some_and(|t| pattern.is_match(&t))
-        });
-        let conditions = live.pointer("/status/conditions").and_then(Json::as_array);
-        let conditions_ok = self.conditions.iter().all(|(ty, status)| {
-            conditions.into_iter().flatten().any(|c| {
-                c.get("type").and_then(Json::as_str) == Some(ty)
-                    && status
-                        .as_deref()
-                        .is_none_or(|s| c.get("status").and_then(Json::as_str) == Some(s))
-            })
-        });
-        fields_ok && conditions_ok && (!self.rollout || rolled_out(live))
-    }
-}
-
-/// `kubectl rollout status`: a Deployment, StatefulSet or DaemonSet as its typed resource's
-/// rollout wait judges it; another kind once the controller saw the latest generation and every
-/// replica is updated and ready.
-fn rolled_out(live: &Json) -> bool {
-    if let Some(check) = live["kind"].as_str().and_then(crate::kinds::readiness::rollout) {
-        return matches!(check(live), crate::objects::Readiness::Ready);
-    }
-    let int = |p: &str| live.pointer(p).and_then(Json::as_i64);
-    let wanted = int("/spec/replicas").unwrap_or(1);
-    int("/status/observedGeneration").unwrap_or(0) >= int("/metadata/generation").unwrap_or(0)
-        && int("/status/updatedReplicas").unwrap_or(0) >= wanted
-        && int("/status/readyReplicas").unwrap_or(0) >= wanted
 }
 
 #[async_trait]
@@ -849,53 +605,9 @@ impl Resource for Manifest {
     }
 }
 
-#[async_trait]
-impl Listable for Manifest {
-    fn list_attributes(&self) -> Vec<Attribute> {
-        vec![
-            Attribute::required(
-                "api_version",
-                Type::String,
-                "The apiVersion to list, e.g. `apps/v1`.",
-            ),
-            Attribute::required("kind", Type::String, "The kind to list, e.g. `Deployment`."),
-        ]
-    }
-
-    async fn collection(&self, ctx: &Context, config: &Value) -> Result<Resolved, Diagnostics> {
-        let conn = ctx.connection().map_err(diag)?;
-        let text = |name: &str| config.get(name).as_str().unwrap_or_default().to_string();
-        ctx.discovery
-            .resolve(&conn.client, &text("api_version"), &text("kind"))
-            .await
-            .map_err(|e| {
-                diag(e)
-                    .into_iter()
-                    .map(|d| d.at(AttributePath::root("kind")))
-                    .collect()
-            })
-    }
-
-    /// The whole live object as the manifest (fields other managers own left out).
-    fn imported_state(&self, live: &Json) -> Value {
-        let live = &Ownership::of(live, DEFAULT_FIELD_MANAGER).without_foreign(live);
-        let manifest = as_manifest(live);
-        plan::conform(
-            &self.schema().block,
-            Value::object([
-                ("manifest", Value::from_json(&manifest)),
-                ("object", object_value(live, &manifest)),
-                (
-                    "estate",
-                    Value::from(metadata::estate_of(live).map(str::to_string)),
-                ),
-            ]),
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::shape::{parse_path, project};
     use super::*;
     use serde_json::json;
 
