@@ -7,7 +7,8 @@
 use plugin_runtime::{Diagnostic, ReadRequest, ReadResponse, Value};
 use tokio::sync::OnceCell;
 
-use crate::connection::{ConnectError, Connection, connect};
+use crate::connect_error::ConnectError;
+use crate::connection::{Connection, connect};
 use crate::estate::Estate;
 
 /// A provider block whose connection is known only at apply.

@@ -11,7 +11,7 @@ use kube::config::{
 };
 use secrecy::SecretString;
 
-use crate::connection::ConnectError;
+use crate::connect_error::ConnectError;
 use crate::settings::{Settings, expand_home};
 
 /// The name of the single context, cluster and user the client is built from.

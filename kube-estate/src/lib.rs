@@ -5,6 +5,7 @@
 
 pub mod api_error;
 pub mod configured;
+pub mod connect_error;
 pub mod connection;
 pub mod estate;
 mod kubeconfig;
@@ -17,7 +18,8 @@ pub mod typed_patch;
 
 pub use api_error::{ApiError, FieldConflict};
 pub use configured::{Configured, Deferred};
-pub use connection::{ConnectError, Connection, connect, provider_block, validate};
+pub use connect_error::ConnectError;
+pub use connection::{Connection, connect, provider_block, validate};
 pub use estate::{ESTATE_LABEL, Estate, EstateError};
 pub use object_ref::ObjectRef;
 pub use retry::{Failure, Repeat, with_retry, with_retry_unprocessed};

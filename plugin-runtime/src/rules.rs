@@ -22,109 +22,12 @@
 //! at validation elsewhere, since the engine requires the plan of a non-computed attribute to
 //! be its configuration.
 
-use std::fmt;
-use std::sync::Arc;
-
 use crate::diagnostics::{AttributePath, Diagnostic, Diagnostics};
 use crate::schema::{Attribute, Block, Nesting};
+/// The rules' declaration lives with the schema that carries them; they are named here too.
+pub use crate::schema::{Constraint, ConstraintKind, Equivalence, Rules, Validator};
 use crate::types::Type;
 use crate::value::Value;
-
-/// Checks one value; the message says what is allowed ("expected one of \"HTTP\", \"HTTPS\"").
-pub trait Validator: Send + Sync {
-    fn check(&self, value: &Value) -> Result<(), String>;
-    /// The rule in words, for documentation: "one of `HTTP`, `HTTPS`".
-    fn describe(&self) -> String;
-}
-
-/// Whether a planned value means the same as the prior one.
-pub trait Equivalence: Send + Sync {
-    fn equivalent(&self, prior: &Value, planned: &Value) -> bool;
-    /// The form the value will be read back in, where the provider knows it: a computed
-    /// attribute is planned in that form, so that the state after apply is what a refresh
-    /// reads. `None`: as configured.
-    fn canonical(&self, _value: &Value) -> Option<Value> {
-        None
-    }
-    fn describe(&self) -> String;
-}
-
-/// How an attribute relates to others.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConstraintKind {
-    /// Not set together with any of the others.
-    ConflictsWith,
-    /// Exactly one of the listed paths (this attribute among them) is set.
-    ExactlyOneOf,
-    /// At least one of the listed paths is set.
-    AtLeastOneOf,
-    /// Set only together with all of the others.
-    RequiredWith,
-}
-
-/// A constraint with the absolute paths it names (`spec.0.selector`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Constraint {
-    pub kind: ConstraintKind,
-    pub paths: Vec<String>,
-}
-
-/// The rules of one attribute.
-#[derive(Clone, Default)]
-pub struct Rules {
-    pub default: Option<Value>,
-    pub replace: bool,
-    pub validators: Vec<Arc<dyn Validator>>,
-    pub equivalence: Option<Arc<dyn Equivalence>>,
-    pub constraints: Vec<Constraint>,
-}
-
-impl Rules {
-    pub fn is_empty(&self) -> bool {
-        self.default.is_none()
-            && !self.replace
-            && self.validators.is_empty()
-            && self.equivalence.is_none()
-            && self.constraints.is_empty()
-    }
-}
-
-impl fmt::Debug for Rules {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Rules")
-            .field("default", &self.default)
-            .field("replace", &self.replace)
-            .field(
-                "validators",
-                &self.validators.iter().map(|v| v.describe()).collect::<Vec<_>>(),
-            )
-            .field("equivalence", &self.equivalence.as_ref().map(|e| e.describe()))
-            .field("constraints", &self.constraints)
-            .finish()
-    }
-}
-
-/// Rules compare by what they say.
-impl PartialEq for Rules {
-    fn eq(&self, other: &Rules) -> bool {
-        format!("{self:?}") == format!("{other:?}")
-    }
-}
-
-impl Attribute {
-    /// The attribute planned as `value` where the configuration leaves it null; it becomes
-    /// computed, as the protocol requires of a value the provider fills in.
-    pub fn with_default(mut self, value: Value) -> Attribute {
-        self.set_default(value);
-        self
-    }
-
-    /// [`Attribute::with_default`] on an attribute in place.
-    pub fn set_default(&mut self, value: Value) {
-        self.computed = true;
-        self.rules.default = Some(value);
-    }
-}
 
 fn is_set(value: &Value) -> bool {
     !value.is_null() && !matches!(value.plain(), Value::List(v) | Value::Set(v) if v.is_empty())
@@ -517,6 +420,8 @@ fn replace_in(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::schema::NestedBlock;
 

@@ -10,8 +10,11 @@
 //! assert_eq!(schema.block.attributes.len(), 2);
 //! ```
 
-use crate::rules::Rules;
+use std::fmt;
+use std::sync::Arc;
+
 use crate::types::Type;
+use crate::value::Value;
 
 /// A versioned schema (the version drives state upgrades).
 #[derive(Clone, Debug, PartialEq)]
@@ -272,5 +275,103 @@ impl NestedBlock {
         self.min_items = min;
         self.max_items = max;
         self
+    }
+}
+
+// What an attribute declares beyond its type and flags; `rules` applies it to every resource.
+
+/// Checks one value; the message says what is allowed ("expected one of \"HTTP\", \"HTTPS\"").
+pub trait Validator: Send + Sync {
+    fn check(&self, value: &Value) -> Result<(), String>;
+    /// The rule in words, for documentation: "one of `HTTP`, `HTTPS`".
+    fn describe(&self) -> String;
+}
+
+/// Whether a planned value means the same as the prior one.
+pub trait Equivalence: Send + Sync {
+    fn equivalent(&self, prior: &Value, planned: &Value) -> bool;
+    /// The form the value will be read back in, where the provider knows it: a computed
+    /// attribute is planned in that form, so that the state after apply is what a refresh
+    /// reads. `None`: as configured.
+    fn canonical(&self, _value: &Value) -> Option<Value> {
+        None
+    }
+    fn describe(&self) -> String;
+}
+
+/// How an attribute relates to others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstraintKind {
+    /// Not set together with any of the others.
+    ConflictsWith,
+    /// Exactly one of the listed paths (this attribute among them) is set.
+    ExactlyOneOf,
+    /// At least one of the listed paths is set.
+    AtLeastOneOf,
+    /// Set only together with all of the others.
+    RequiredWith,
+}
+
+/// A constraint with the absolute paths it names (`spec.0.selector`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Constraint {
+    pub kind: ConstraintKind,
+    pub paths: Vec<String>,
+}
+
+/// The rules of one attribute.
+#[derive(Clone, Default)]
+pub struct Rules {
+    pub default: Option<Value>,
+    pub replace: bool,
+    pub validators: Vec<Arc<dyn Validator>>,
+    pub equivalence: Option<Arc<dyn Equivalence>>,
+    pub constraints: Vec<Constraint>,
+}
+
+impl Rules {
+    pub fn is_empty(&self) -> bool {
+        self.default.is_none()
+            && !self.replace
+            && self.validators.is_empty()
+            && self.equivalence.is_none()
+            && self.constraints.is_empty()
+    }
+}
+
+impl fmt::Debug for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rules")
+            .field("default", &self.default)
+            .field("replace", &self.replace)
+            .field(
+                "validators",
+                &self.validators.iter().map(|v| v.describe()).collect::<Vec<_>>(),
+            )
+            .field("equivalence", &self.equivalence.as_ref().map(|e| e.describe()))
+            .field("constraints", &self.constraints)
+            .finish()
+    }
+}
+
+/// Rules compare by what they say.
+impl PartialEq for Rules {
+    fn eq(&self, other: &Rules) -> bool {
+        format!("{self:?}") == format!("{other:?}")
+    }
+}
+
+impl Attribute {
+    /// The attribute planned as `value` where the configuration leaves it null; it becomes
+    /// computed, as the protocol requires of a value the provider fills in.
+    pub fn with_default(mut self, value: Value) -> Attribute {
+        self.set_default(value);
+        self
+    }
+
+    /// [`Attribute::with_default`] on an attribute in place.
+    pub fn set_default(&mut self, value: Value) {
+        self.computed = true;
+        self.rules.default = Some(value);
     }
 }

@@ -9,10 +9,12 @@
 //! for `precondition`s and for `records_seen`, which warns of upstream changes.
 //! A reader granted some outputs only still reads those; the others are refused by name.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
-use std::time::Duration;
+mod pinning;
+mod read_error;
 
+use crate::record::{self, Recorded, secret_name};
+use crate::refusal::{Refusal, identity};
+use crate::store::Store;
 use async_trait::async_trait;
 use futures::{StreamExt, stream};
 use k8s_openapi::api::core::v1::Secret;
@@ -22,10 +24,11 @@ use plugin_runtime::{
     Attribute, AttributePath, Block, DataSource, Diagnostic, Diagnostics, Number, ReadDataRequest,
     ReadDataResponse, Schema, Type, Value,
 };
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
-use crate::record::{self, RecordError, Recorded, Version, secret_name};
-use crate::refusal::{Refusal, identity};
-use crate::store::Store;
+use pinning::{Wanted, select};
+use read_error::ReadError;
 
 /// How many GETs a read by name has in flight at once.
 const GETS_IN_FLIGHT: usize = 8;
@@ -37,146 +40,6 @@ pub struct EstateOutputs {
 impl EstateOutputs {
     pub fn new(configured: Arc<Configured>) -> EstateOutputs {
         EstateOutputs { configured }
-    }
-}
-
-/// Why outputs could not be read.
-#[derive(Debug, thiserror::Error)]
-enum ReadError {
-    #[error(transparent)]
-    Estate(#[from] kube_estate::EstateError),
-    #[error("outputs of estate {estate} are not recorded")]
-    NotRecorded { estate: Estate, missing: Vec<String> },
-    #[error("refused")]
-    Refused(Box<Refusal>),
-    #[error(transparent)]
-    Undecodable(#[from] RecordError),
-    #[error(transparent)]
-    Api(Box<ApiError>),
-    #[error("serial {serial} of estate {estate} is no longer recorded")]
-    SerialGone {
-        estate: Estate,
-        serial: u64,
-        output: String,
-        kept: Vec<u64>,
-    },
-    #[error("outputs of estate {estate} are older than serial {min_serial}")]
-    BelowMinSerial {
-        estate: Estate,
-        min_serial: u64,
-        newest: record::Stamp,
-    },
-    #[error("outputs of estate {estate} are older than {max_age}")]
-    TooOld {
-        estate: Estate,
-        max_age: String,
-        /// Output name, its age and the apply that recorded it, oldest first.
-        stale: Vec<(String, Duration, String)>,
-        /// The newest apply among the outputs read.
-        last_apply: record::Stamp,
-    },
-}
-
-impl From<ApiError> for ReadError {
-    fn from(e: ApiError) -> ReadError {
-        ReadError::Api(Box::new(e))
-    }
-}
-
-impl From<ReadError> for Diagnostic {
-    fn from(err: ReadError) -> Diagnostic {
-        match err {
-            ReadError::Estate(e) => {
-                Diagnostic::error("Invalid estate", e.to_string()).at(AttributePath::root("estate"))
-            }
-            ReadError::NotRecorded { estate, missing } => {
-                let namespace = estate.records_namespace();
-                let which = if missing.is_empty() {
-                    format!(
-                        "No outputs of estate \"{estate}\" are recorded: namespace \"{namespace}\" holds none."
-                    )
-                } else {
-                    let names: Vec<String> = missing.iter().map(|n| format!("{n:?}")).collect();
-                    let (noun, verb) = if missing.len() == 1 {
-                        ("Output", "is")
-                    } else {
-                        ("Outputs", "are")
-                    };
-                    format!(
-                        "{noun} {} of estate \"{estate}\" {verb} not recorded in namespace \"{namespace}\".",
-                        names.join(", ")
-                    )
-                };
-                Diagnostic::error(
-                    format!("Outputs of estate \"{estate}\" are not recorded"),
-                    format!(
-                        "{which}\nEstate \"{estate}\" records its outputs when it applies a records_outputs \
-                         resource: it may not have applied yet, it may not record these outputs, or it \
-                         was destroyed. Give `defaults` to plan without them."
-                    ),
-                )
-            }
-            ReadError::Refused(r) => (*r).into(),
-            ReadError::Undecodable(e) => e.into(),
-            ReadError::Api(e) => (*e).into(),
-            ReadError::SerialGone {
-                estate,
-                serial,
-                output,
-                kept,
-            } => {
-                let kept: Vec<String> = kept.iter().map(u64::to_string).collect();
-                Diagnostic::error(
-                    format!("Serial {serial} of estate \"{estate}\" is no longer recorded"),
-                    format!(
-                        "Output {output:?} of estate \"{estate}\" keeps serials {} only (newest first): \
-                         its history does not reach back to serial {serial}, or it was not recorded yet \
-                         then. Pin a serial that remains, or ask the owners of estate \"{estate}\" for a \
-                         longer `history` on its records_outputs resource.",
-                        kept.join(", ")
-                    ),
-                )
-                .at(AttributePath::root("serial"))
-            }
-            ReadError::BelowMinSerial {
-                estate,
-                min_serial,
-                newest,
-            } => Diagnostic::error(
-                format!("Outputs of estate \"{estate}\" are older than min_serial {min_serial}"),
-                format!(
-                    "The newest of the outputs read was recorded at serial {} (applied at {}), before \
-                     serial {min_serial}. Apply estate \"{estate}\" first, or lower min_serial.",
-                    newest.serial, newest.applied_at
-                ),
-            )
-            .at(AttributePath::root("min_serial")),
-            ReadError::TooOld {
-                estate,
-                max_age,
-                stale,
-                last_apply,
-            } => {
-                let each: Vec<String> = stale
-                    .iter()
-                    .map(|(name, age, at)| {
-                        format!("{name:?} is {} old (recorded at {at})", duration::format(*age))
-                    })
-                    .collect();
-                Diagnostic::error(
-                    format!("Outputs of estate \"{estate}\" are older than max_age {max_age}"),
-                    format!(
-                        "{}. Estate \"{estate}\" last applied a change to these outputs at {} (serial {}). \
-                         Outputs change only when that estate applies a change to them: apply it, or \
-                         raise max_age.",
-                        each.join("; "),
-                        last_apply.applied_at,
-                        last_apply.serial
-                    ),
-                )
-                .at(AttributePath::root("max_age"))
-            }
-        }
     }
 }
 
@@ -196,27 +59,6 @@ enum Got {
         verb: String,
         message: String,
     },
-}
-
-/// The pinning and freshness a configuration asks for.
-struct Wanted {
-    serial: Option<u64>,
-    min_serial: Option<u64>,
-    max_age: Option<(String, Duration)>,
-}
-
-impl Wanted {
-    fn of(config: &Value) -> Wanted {
-        let serial = |k: &str| config.get(k).as_i64().and_then(|n| u64::try_from(n).ok());
-        Wanted {
-            serial: serial("serial"),
-            min_serial: serial("min_serial"),
-            max_age: config
-                .get("max_age")
-                .as_str()
-                .and_then(|text| Some((text.to_string(), duration::parse(text).ok()?))),
-        }
-    }
 }
 
 impl EstateOutputs {
@@ -338,68 +180,6 @@ fn number(n: u64) -> Value {
 pub fn versions_type() -> Type {
     Type::map(Type::object([("serial", Type::Number), ("as_of", Type::String)]))
 }
-
-/// The version of each recorded output the configuration asks for: the one in force at
-/// `serial`, else the current one; then checked against `min_serial` and `max_age`.
-fn select(
-    wanted: &Wanted,
-    estate: &Estate,
-    recorded: &[Recorded],
-    now: time::OffsetDateTime,
-) -> Result<Vec<(String, Version)>, ReadError> {
-    let mut selected = Vec::new();
-    for r in recorded {
-        let version = match wanted.serial {
-            Some(serial) => r.at(serial).map_err(|kept| ReadError::SerialGone {
-                estate: estate.clone(),
-                serial,
-                output: r.output.name.clone(),
-                kept,
-            })?,
-            None => r.current(),
-        };
-        selected.push((r.output.name.clone(), version));
-    }
-    let Some(newest) = selected
-        .iter()
-        .map(|(_, v)| &v.stamp)
-        .max_by_key(|s| s.serial)
-        .cloned()
-    else {
-        return Ok(selected);
-    };
-    if let Some(min_serial) = wanted.min_serial.filter(|min| newest.serial < *min) {
-        return Err(ReadError::BelowMinSerial {
-            estate: estate.clone(),
-            min_serial,
-            newest,
-        });
-    }
-    if let Some((text, max_age)) = &wanted.max_age {
-        let mut stale = Vec::new();
-        for (name, version) in &selected {
-            let age = version.stamp.age(now).map_err(|reason| RecordError {
-                namespace: estate.records_namespace(),
-                secret: secret_name(name),
-                reason,
-            })?;
-            if age > *max_age {
-                stale.push((name.clone(), age, version.stamp.applied_at.clone()));
-            }
-        }
-        if !stale.is_empty() {
-            stale.sort_by_key(|(_, age, _)| std::cmp::Reverse(*age));
-            return Err(ReadError::TooOld {
-                estate: estate.clone(),
-                max_age: text.clone(),
-                stale,
-                last_apply: newest,
-            });
-        }
-    }
-    Ok(selected)
-}
-
 /// The data source's state from what was found, `defaults` filling in what is not recorded.
 fn respond(
     config: &Value,
@@ -626,7 +406,7 @@ impl DataSource for EstateOutputs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Output, Stamp};
+    use crate::record::{Output, Stamp, Version};
 
     fn estate() -> Estate {
         Estate::parse("network").unwrap()

@@ -1,0 +1,104 @@
+//! Why no client could be built from the provider block ([`ConnectError`]), and the
+//! diagnostic each reason becomes, pointing at the setting to fix.
+
+use plugin_runtime::{AttributePath, Diagnostic};
+
+use crate::estate::EstateError;
+use crate::settings::EnvError;
+
+/// Why no client could be built from the provider block.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("the provider block sets no estate")]
+    MissingEstate,
+    #[error(transparent)]
+    Estate(#[from] EstateError),
+    #[error("provider setting {attribute} is not known yet")]
+    Unknown { attribute: String },
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    #[error("host {host:?} is not a valid API server URL: {reason}")]
+    InvalidHost { host: String, reason: String },
+    #[error("cannot load the kubeconfig from {location}: {source}")]
+    Kubeconfig {
+        location: String,
+        #[source]
+        source: kube::config::KubeconfigError,
+    },
+    #[error("there is no kubeconfig file at {path:?}")]
+    KubeconfigNotFound { path: String, attribute: AttributePath },
+    #[error("{what} {name:?} is not in the kubeconfig")]
+    NotInKubeconfig { what: &'static str, name: String },
+    #[error("will not send {credential} to {server} over plain http")]
+    CleartextCredentials {
+        server: String,
+        credential: &'static str,
+        /// The server is the provider block's `host` (else the kubeconfig's cluster).
+        from_host: bool,
+    },
+    #[error("no API server host: neither the provider block nor the kubeconfig names one")]
+    NoHost,
+    #[error("no Kubernetes connection is configured, and KUBECONFIG / ~/.kube/config cannot be read")]
+    NoConfiguration,
+    #[error("cannot build the Kubernetes client: {0}")]
+    Client(#[source] kube::Error),
+}
+
+impl From<ConnectError> for Diagnostic {
+    fn from(err: ConnectError) -> Diagnostic {
+        let summary = "Cannot connect to Kubernetes";
+        let at = |name: &str| AttributePath::root(name);
+        match &err {
+            ConnectError::MissingEstate | ConnectError::Estate(_) => {
+                Diagnostic::error("Invalid estate", err.to_string()).at(at("estate"))
+            }
+            ConnectError::Unknown { attribute } => Diagnostic::error(
+                summary,
+                format!(
+                    "The provider setting {attribute} depends on a value not known until apply. \
+                     Connection settings must be known at plan time: apply its dependencies first \
+                     (terraform apply -target=...), or set it from a known value."
+                ),
+            )
+            .at(at(attribute.split('.').next().unwrap_or(attribute))),
+            ConnectError::InvalidHost { .. } => Diagnostic::error(summary, err.to_string()).at(at("host")),
+            ConnectError::KubeconfigNotFound { path, attribute } => Diagnostic::error(
+                "Kubeconfig file not found",
+                format!("There is no file at {path:?}: name an existing kubeconfig file."),
+            )
+            .at(attribute.clone()),
+            ConnectError::NotInKubeconfig { what, .. } => {
+                let attribute = match *what {
+                    "cluster" => "config_context_cluster",
+                    "user" => "config_context_auth_info",
+                    _ => "config_context",
+                };
+                Diagnostic::error(summary, err.to_string()).at(at(attribute))
+            }
+            ConnectError::CleartextCredentials { from_host, .. } => {
+                let d = Diagnostic::error(
+                    "Credentials would be sent unencrypted",
+                    format!(
+                        "The provider {err}: anyone on the network path could read and reuse it. \
+                         Use the API server's https:// URL ({}), or connect without credentials \
+                         (e.g. through a local `kubectl proxy`).",
+                        if *from_host {
+                            "in `host`"
+                        } else {
+                            "the cluster's `server` in the kubeconfig"
+                        }
+                    ),
+                );
+                if *from_host { d.at(at("host")) } else { d }
+            }
+            ConnectError::NoHost | ConnectError::NoConfiguration => Diagnostic::error(
+                summary,
+                format!(
+                    "{err}. Set host (with token, client certificate or exec), or config_path \
+                     naming a kubeconfig file."
+                ),
+            ),
+            _ => Diagnostic::error(summary, err.to_string()),
+        }
+    }
+}
