@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::Stage;
 use crate::corpus::{self, Module};
 use crate::hcl::{quote, state_instances};
-use crate::objects::{Target, kubectl_get, kubectl_target};
+use crate::objects::{Target, kubectl_get, kubectl_per_namespace, kubectl_target};
 use crate::{Cluster, Engine, EngineOutput};
 
 /// The provider binary a side runs.
@@ -130,28 +130,21 @@ pub fn live(provider: &Provider, cluster: &Cluster, modules: &[Module], tag: &st
     let applied = resources(&engine);
     let next_plan = show_plan(&engine, name);
 
-    // Forget every object and import it again with import blocks.
-    let importable: Vec<(&String, &str)> = applied
-        .iter()
-        .filter_map(|(address, (_, values))| Some((address, values["id"].as_str()?)))
-        .collect();
-    let addresses: Vec<&str> = importable.iter().map(|(a, _)| a.as_str()).collect();
-    let rm = engine.run(&[&["state", "rm"][..], &addresses[..]].concat());
-    assert!(rm.success(), "{name}: state rm:\n{rm}");
-    let blocks: String = importable
-        .iter()
-        .map(|(address, id)| format!("import {{\n  to = {address}\n  id = {}\n}}\n", quote(id)))
-        .collect();
-    fs::write(dir.path().join("imports.tf"), blocks).expect("imports.tf");
-    let import = engine.run(&["apply", "-json", "-auto-approve", "-input=false", PARALLEL]);
-    errors.extend(diagnostics(&import, Stage::Import, name));
-    fs::remove_file(dir.path().join("imports.tf")).expect("imports.tf");
-    let imported = resources(&engine);
+    let imported = import(&engine, &applied, &mut errors, name);
 
     let targets: Vec<Target> = applied.values().map(|(t, v)| kubectl_target(t, v)).collect();
     let destroy = engine.run(&["destroy", "-json", "-auto-approve", "-input=false", PARALLEL]);
     errors.extend(diagnostics(&destroy, Stage::Destroy, name));
     let remains = remaining(cluster, &targets);
+    // Whatever a side leaves would stall or collide with the other side (a fixed node port, an
+    // unavailable APIService): it goes, once recorded.
+    let left: Vec<Target> = kubectl_get(cluster, &targets, true)
+        .iter()
+        .map(target_of)
+        .collect();
+    if !left.is_empty() {
+        kubectl_per_namespace(cluster, "delete", &left, &["--wait=false", "--ignore-not-found"]);
+    }
     eprintln!(
         "differential: {name}: {} resources applied, {} imported, {} errors, {} objects remain",
         applied.len(),
@@ -168,6 +161,98 @@ pub fn live(provider: &Provider, cluster: &Cluster, modules: &[Module], tag: &st
         errors,
         remains,
     }
+}
+
+/// The state import gives each object of `applied` that has an id: every one forgotten, then
+/// planned with import blocks, whose plan shows the imported state as each change's `before`.
+/// Only planned, so nothing is written; the state is put back after. A type the provider cannot
+/// import, or an object whose import fails, is an import error and left out of a next try.
+fn import(
+    engine: &Engine,
+    applied: &Resources,
+    errors: &mut Vec<(Stage, String, String)>,
+    name: &str,
+) -> Resources {
+    let backup = engine.workdir().join("applied.tfstate");
+    let pull = engine.run(&["state", "pull"]);
+    assert!(pull.success(), "{name}: state pull:\n{pull}");
+    fs::write(&backup, &pull.stdout).expect("the state's backup");
+    let mut ids: BTreeMap<&String, &str> = applied
+        .iter()
+        .filter_map(|(address, (_, values))| Some((address, values["id"].as_str()?)))
+        .collect();
+    let addresses: Vec<&str> = ids.keys().map(|a| a.as_str()).collect();
+    let rm = engine.run(&[&["state", "rm"][..], &addresses[..]].concat());
+    assert!(rm.success(), "{name}: state rm:\n{rm}");
+    let mut imported = Resources::new();
+    for _ in 0..4 {
+        let blocks: String = ids
+            .iter()
+            .map(|(address, id)| format!("import {{\n  to = {address}\n  id = {}\n}}\n", quote(id)))
+            .collect();
+        fs::write(engine.workdir().join("imports.tf"), blocks).expect("imports.tf");
+        let (out, plan) = engine.plan_json(&["-json", PARALLEL]);
+        // A failed plan may still write its plan file: only a successful one holds the imports.
+        if let Some(plan) = plan.filter(|_| out.success()) {
+            imported = plan.raw["resource_changes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["change"]["importing"].is_object())
+                .map(|c| {
+                    let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                    (text("address"), (text("type"), c["change"]["before"].clone()))
+                })
+                .collect();
+            break;
+        }
+        let failed = diagnostics(&out, Stage::Import, name);
+        let before = ids.len();
+        for (_, address, message) in &failed {
+            let unsupported = message
+                .strip_prefix("Resource Import Not Implemented: ")
+                .or_else(|| message.split("resource ").nth(1))
+                .and_then(|rest| rest.split_whitespace().next())
+                .filter(|_| message.contains("support import") || message.contains("Not Implemented"));
+            ids.retain(|a, _| {
+                // The type is the address's last but one part (the module is named after a type too).
+                let of_type = unsupported.is_some_and(|t| a.rsplit('.').nth(1) == Some(t));
+                if of_type {
+                    errors.push((Stage::Import, (*a).clone(), message.clone()));
+                }
+                !of_type && *a != address
+            });
+        }
+        errors.extend(failed.into_iter().filter(|(_, a, _)| !a.is_empty()));
+        if ids.len() == before {
+            errors.push((
+                Stage::Import,
+                String::new(),
+                "import plan failed; nothing left to leave out".into(),
+            ));
+            break;
+        }
+    }
+    fs::remove_file(engine.workdir().join("imports.tf")).expect("imports.tf");
+    let push = engine.run(&["state", "push", "-force", &backup.to_string_lossy()]);
+    assert!(push.success(), "{name}: state push of the applied state:\n{push}");
+    fs::remove_file(&backup).expect("the state's backup");
+    imported
+}
+
+/// Where kubectl finds an object it printed.
+fn target_of(object: &Value) -> Target {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let group = object["apiVersion"]
+        .as_str()
+        .and_then(|v| v.rsplit_once('/'))
+        .map(|(g, _)| g);
+    let meta = &object["metadata"];
+    (
+        group.map_or(kind.to_string(), |g| format!("{kind}.{g}")),
+        meta["namespace"].as_str().map(str::to_string),
+        meta["name"].as_str().unwrap_or_default().to_string(),
+    )
 }
 
 /// `show -json` of a plan of the working folder (`Null` when none was written).
@@ -257,6 +342,13 @@ impl Drop for DestroyOnFailure<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             let _ = fs::remove_file(self.0.workdir().join("imports.tf"));
+            // Failed between the import's `state rm` and the state's return: back first.
+            let backup = self.0.workdir().join("applied.tfstate");
+            if backup.exists() {
+                let _ = self
+                    .0
+                    .run(&["state", "push", "-force", &backup.to_string_lossy()]);
+            }
             let _ = self
                 .0
                 .run(&["destroy", "-auto-approve", "-input=false", PARALLEL]);
