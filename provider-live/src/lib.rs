@@ -38,6 +38,7 @@ pub mod provider;
 pub mod resource;
 pub mod seen;
 pub mod stop;
+pub mod strategy;
 pub mod timeouts;
 
 pub use provider::LiveProvider;
