@@ -134,3 +134,5 @@ if grep -q '^minimal: ' "$log"; then
     echo ", $(grep -c '^minimal data: ' "$log" || true) data sources read a missing object"
 fi
 exit "$status"
+# acceptance/tests/differential.rs: its counts beside hashicorp's binary, or why it was skipped.
+grep -E '^differential: ([0-9]+ configurations run|skipped)' "$log" || true
