@@ -268,10 +268,16 @@ fn leaves(
 /// The errors of `stage` that one side had for an address and the other did not.
 fn errors(stage: Stage, ours: &Life, theirs: &Life) -> Vec<Difference> {
     let of = |life: &Life| -> BTreeMap<String, String> {
+        let untag = |m: &str| {
+            untagged(&Value::from(m), &life.tag)
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
         life.errors
             .iter()
             .filter(|(s, _, _)| *s == stage)
-            .map(|(_, a, m)| (a.clone(), m.clone()))
+            .map(|(_, a, m)| (a.clone(), untag(m)))
             .collect()
     };
     let (o, t) = (of(ours), of(theirs));

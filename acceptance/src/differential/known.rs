@@ -1,7 +1,8 @@
 //! The differences already known (`acceptance/differential/known.tsv`), so that a run reports
 //! them as documented rather than as failures. Columns: resource type, stage, attribute path
 //! (globs: `*` within one path segment, `**` across segments; list indices are written `*`),
-//! the difference, and its reason or issue. A difference written `volatile` is one a second
+//! the difference (a glob over `ours X; hashicorp Y` as the report writes it), and its reason
+//! or issue. A difference written `volatile` is one a second
 //! apply of hashicorp's own would show too (uids, resource versions, allocated addresses), one
 //! written `allowed` is ours by design (the `estate` attribute): neither counts as a difference.
 
@@ -28,11 +29,14 @@ impl Known {
         matches!(self.difference.as_str(), "volatile" | "allowed")
     }
 
-    /// Whether it documents a difference at `path` of a `type_name` at `stage`.
-    pub fn covers(&self, type_name: &str, stage: &str, path: &str) -> bool {
+    /// Whether it documents a difference at `path` of a `type_name` at `stage` that reads
+    /// `difference` (`ours X; hashicorp Y`): the row's difference is a glob over that text,
+    /// unless it is `volatile` or `allowed`, which take any.
+    pub fn covers(&self, type_name: &str, stage: &str, path: &str, difference: &str) -> bool {
         matches(&self.type_name, type_name)
             && (self.stage == "*" || self.stage == stage)
             && matches(&self.path, &generalised(path))
+            && (self.ignored() || matches(&self.difference, difference))
     }
 }
 
@@ -75,8 +79,22 @@ mod tests {
             "# comment\n*\t*\t**.uid\tvolatile\tnew on every create\n\
              kubernetes_service*\tstate\tspec.*.port.*.node_port\tvolatile\tallocated\n",
         );
-        assert!(known[0].covers("kubernetes_pod_v1", "plan", "metadata.0.uid") && known[0].ignored());
-        assert!(known[1].covers("kubernetes_service_v1", "state", "spec.0.port.1.node_port"));
-        assert!(!known[1].covers("kubernetes_service_v1", "plan", "spec.0.port.1.node_port"));
+        let any = "ours 1; hashicorp 2";
+        assert!(known[0].covers("kubernetes_pod_v1", "plan", "metadata.0.uid", any) && known[0].ignored());
+        assert!(known[1].covers("kubernetes_service_v1", "state", "spec.0.port.1.node_port", any));
+        assert!(!known[1].covers("kubernetes_service_v1", "plan", "spec.0.port.1.node_port", any));
+        let zero = parse("*\tplan\t**\tours \"\"; hashicorp null\tzero values\n");
+        assert!(zero[0].covers(
+            "kubernetes_pod_v1",
+            "plan",
+            "spec.0.x",
+            "ours \"\"; hashicorp null"
+        ));
+        assert!(!zero[0].covers(
+            "kubernetes_pod_v1",
+            "plan",
+            "spec.0.x",
+            "ours \"a\"; hashicorp null"
+        ));
     }
 }

@@ -35,9 +35,10 @@ impl Report {
         let mut used = BTreeSet::new();
         let mut differences = Vec::new();
         for mut d in found {
+            let text = described(names, &d);
             let hit = rows
                 .iter()
-                .position(|k| k.covers(&d.type_name, d.stage.name(), &d.path));
+                .position(|k| k.covers(&d.type_name, d.stage.name(), &d.path, &text));
             if let Some(i) = hit {
                 let row = &rows[i];
                 used.insert(i);
@@ -177,12 +178,9 @@ impl Report {
         for ((type_name, stage, generalised), (d, _)) in self.rows() {
             let reason = d.known.as_ref().map_or("NEW", |k| k.reason.as_str());
             text.push_str(&format!(
-                "{type_name}\t{}\t{generalised}\t{} {}; {} {}\t{reason}\n",
+                "{type_name}\t{}\t{generalised}\t{}\t{reason}\n",
                 stage.name(),
-                self.names.0,
-                d.ours,
-                self.names.1,
-                d.theirs
+                described(self.names, d)
             ));
         }
         if let Some(parent) = path.parent() {
@@ -190,4 +188,9 @@ impl Report {
         }
         fs::write(path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
     }
+}
+
+/// A difference as `known.tsv`'s difference column matches it: `ours X; hashicorp Y`.
+fn described(names: (&str, &str), d: &Difference) -> String {
+    format!("{} {}; {} {}", names.0, d.ours, names.1, d.theirs)
 }
