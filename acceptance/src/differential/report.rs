@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::io::Write;
 use std::path::Path;
 
 use super::compare::generalised;
@@ -157,18 +158,24 @@ impl Report {
         )
     }
 
-    /// Prints every verdict, the rows of `known.tsv` not met, and the summary.
+    /// Prints every verdict, the rows of `known.tsv` not met, and the summary, past the test
+    /// harness's capture (`make test`'s summary shows the last line).
     pub fn print(&self) {
+        let mut out = std::io::stdout().lock();
+        let mut line = |text: String| {
+            // A closed stdout loses the report, not the run.
+            let _ = writeln!(out, "{text}");
+        };
         for module in &self.modules {
-            println!("{}", self.verdict(module));
+            line(self.verdict(module));
         }
         for k in &self.unseen {
-            println!(
+            line(format!(
                 "differential: known.tsv row not met: {}\t{}\t{}",
                 k.type_name, k.stage, k.path
-            );
+            ));
         }
-        println!("{}", self.summary());
+        line(self.summary());
     }
 
     /// Writes every distinct difference to `path` in `known.tsv`'s columns, the reason of an
