@@ -33,7 +33,9 @@ cargo test --release "${selection[@]}" --no-run --message-format=json-render-dia
     >"$work/build.json" || status=$?
 if [[ "$status" -ne 0 ]]; then
     echo "cargo test: the tests did not build (exit $status): see the output above"
-    exit "$status"
+    # acceptance/tests/differential.rs: its counts beside hashicorp's binary, or why it was skipped.
+grep -E '^differential: ([0-9]+ configurations run|skipped)' "$log" || true
+exit "$status"
 fi
 python3 - "$work/build.json" >"$work/binaries" <<'PY'
 import json, os, sys
@@ -143,4 +145,6 @@ if grep -q '^minimal: ' "$log"; then
              END {printf "conformance: %d types with a minimal config, %d defaults checked, %d imports verified", types, defaults, imports}'
     echo ", $(grep -c '^minimal data: ' "$log" || true) data sources read a missing object"
 fi
+# acceptance/tests/differential.rs: its counts beside hashicorp's binary, or why it was skipped.
+grep -E '^differential: ([0-9]+ configurations run|skipped)' "$log" || true
 exit "$status"

@@ -9,8 +9,15 @@ use std::path::{Path, PathBuf};
 
 use crate::paths::workspace_root;
 
-/// Every module's `versions.tf`: provider-live as `kubernetes`.
-const VERSIONS: &str = "terraform {\n  required_providers {\n    kubernetes = {\n      source = \"choudoufu/live\"\n    }\n  }\n}\n";
+/// The source of provider-live, the `kubernetes` of every module [`write_modules`] writes.
+pub const LIVE: &str = "choudoufu/live";
+
+/// A module's `versions.tf`: the provider from `source` as `kubernetes`.
+pub fn versions(source: &str) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    kubernetes = {{\n      source = \"{source}\"\n    }}\n  }}\n}}\n"
+    )
+}
 
 /// One corpus file, or a `_v1` file under its deprecated unversioned name.
 pub struct CorpusFile {
@@ -83,15 +90,83 @@ pub fn files(folder: &str) -> Vec<CorpusFile> {
 /// `versions.tf` with `variables` after the `terraform` block, its `main.tf`), and returns the
 /// root configuration calling them all, `arguments` being the lines of each `module` block.
 pub fn write_modules(dir: &Path, variables: &str, modules: &[(&str, &str, String)]) -> String {
+    write_modules_of(LIVE, dir, variables, modules)
+}
+
+/// [`write_modules`] with the provider from `source` as `kubernetes` (hashicorp's own, for the
+/// differential harness).
+pub fn write_modules_of(
+    source: &str,
+    dir: &Path,
+    variables: &str,
+    modules: &[(&str, &str, String)],
+) -> String {
+    let versions = versions(source);
     let mut main = String::new();
     for (type_name, body, arguments) in modules {
         let folder = dir.join(type_name);
         fs::create_dir_all(&folder).expect("a module folder");
-        fs::write(folder.join("versions.tf"), format!("{VERSIONS}{variables}")).expect("versions.tf");
+        fs::write(folder.join("versions.tf"), format!("{versions}{variables}")).expect("versions.tf");
         fs::write(folder.join("main.tf"), body).expect("main.tf");
         main.push_str(&format!(
             "module \"{type_name}\" {{\n  source = \"./{type_name}\"\n{arguments}}}\n\n"
         ));
     }
     main
+}
+
+/// One corpus file as a module of the corpus configuration.
+pub struct Module {
+    /// The resource type the file shows, e.g. `kubernetes_stateful_set_v1`.
+    pub type_name: String,
+    /// The configuration, with its names made unique to this run.
+    pub body: String,
+}
+
+/// The corpus, names made unique with `run` (`corpus-…` and `corpus.example.com`): every
+/// file, and each `_v1` file's configuration under its deprecated unversioned name
+/// ([`unversioned`]).
+pub fn modules(run: &str) -> Vec<Module> {
+    files("corpus")
+        .into_iter()
+        .map(|f| Module {
+            body: match &f.v1 {
+                Some(v1) => uniquely_named(&unversioned(&f.text, v1, &f.type_name), run),
+                None => uniquely_named(&f.text, run),
+            },
+            type_name: f.type_name,
+        })
+        .collect()
+}
+
+/// `text` with its names made unique to `run`.
+pub fn uniquely_named(text: &str, run: &str) -> String {
+    text.replace("corpus-", &format!("corpus-{run}-"))
+        .replace("corpus.example.com", &format!("{run}.corpus.example.com"))
+}
+
+/// A `_v1` file's configuration under the deprecated unversioned name `old`, which hashicorp
+/// gives the same schema, with its own object names (`corpus-u-…`, `u.corpus.example.com`) so
+/// that both run side by side. Its fixed node ports move up by one, as two Services cannot
+/// hold the same one.
+pub fn unversioned(text: &str, v1: &str, old: &str) -> String {
+    let renamed = text
+        .replace(&format!("\"{v1}\""), &format!("\"{old}\""))
+        .replace(&format!("{v1}."), &format!("{old}."))
+        .replace("\"corpus-", "\"corpus-u-")
+        .replace("corpus.example.com", "u.corpus.example.com");
+    renamed
+        .lines()
+        .map(|line| match line.split_once("node_port") {
+            Some((indent, rest)) if rest.trim_start().starts_with('=') => {
+                let port: u32 = rest.trim_start()[1..]
+                    .trim()
+                    .parse()
+                    .expect("a literal node port");
+                format!("{indent}node_port = {}", port + 1)
+            }
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -5,6 +5,7 @@
 pub mod build;
 pub mod cluster;
 pub mod corpus;
+pub mod differential;
 pub mod engine;
 pub mod engine_info;
 pub mod flaky;

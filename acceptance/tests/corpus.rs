@@ -11,66 +11,10 @@ use std::fs;
 use std::path::Path;
 
 use acceptance::Cluster;
-use acceptance::corpus;
+use acceptance::corpus::{self, Module, modules};
 use acceptance::hcl::{LiveDir, quote, unique_name};
 use acceptance::objects::{Target, described, kubectl_get, kubectl_per_namespace, kubectl_target};
 use serde_json::Value;
-
-/// One corpus file: a module of the configuration.
-struct Module {
-    /// The resource type the file shows, e.g. `kubernetes_stateful_set_v1`.
-    type_name: String,
-    /// The configuration, with its names made unique to this run.
-    body: String,
-}
-
-/// The corpus, names made unique with `run` (`corpus-…` and `corpus.example.com`): every
-/// file, and each `_v1` file's configuration under its deprecated unversioned name
-/// ([`unversioned`]).
-fn modules(run: &str) -> Vec<Module> {
-    corpus::files("corpus")
-        .into_iter()
-        .map(|f| Module {
-            body: match &f.v1 {
-                Some(v1) => uniquely_named(&unversioned(&f.text, v1, &f.type_name), run),
-                None => uniquely_named(&f.text, run),
-            },
-            type_name: f.type_name,
-        })
-        .collect()
-}
-
-/// `text` with its names made unique to `run`.
-fn uniquely_named(text: &str, run: &str) -> String {
-    text.replace("corpus-", &format!("corpus-{run}-"))
-        .replace("corpus.example.com", &format!("{run}.corpus.example.com"))
-}
-
-/// A `_v1` file's configuration under the deprecated unversioned name `old`, which hashicorp
-/// gives the same schema, with its own object names (`corpus-u-…`, `u.corpus.example.com`) so
-/// that both run side by side. Its fixed node ports move up by one, as two Services cannot
-/// hold the same one.
-fn unversioned(text: &str, v1: &str, old: &str) -> String {
-    let renamed = text
-        .replace(&format!("\"{v1}\""), &format!("\"{old}\""))
-        .replace(&format!("{v1}."), &format!("{old}."))
-        .replace("\"corpus-", "\"corpus-u-")
-        .replace("corpus.example.com", "u.corpus.example.com");
-    renamed
-        .lines()
-        .map(|line| match line.split_once("node_port") {
-            Some((indent, rest)) if rest.trim_start().starts_with('=') => {
-                let port: u32 = rest.trim_start()[1..]
-                    .trim()
-                    .parse()
-                    .expect("a literal node port");
-                format!("{indent}node_port = {}", port + 1)
-            }
-            _ => line.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 /// The main configuration: every module, each with provider-live as its `kubernetes`.
 fn write_modules(dir: &Path, modules: &[Module]) -> String {

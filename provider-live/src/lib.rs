@@ -40,6 +40,7 @@ pub mod provider;
 pub mod resource;
 pub mod seen;
 pub mod stop;
+pub mod strategy;
 pub mod timeouts;
 
 pub use provider::LiveProvider;

@@ -28,7 +28,7 @@ use crate::create::{self, Pending};
 use crate::duplicates;
 use crate::guard::{self, Check, GuardError};
 use crate::objects::{self, Manager, Precondition, Target};
-use crate::timeouts;
+use crate::{strategy, timeouts};
 
 /// Any error as the diagnostics a resource call returns.
 pub fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
@@ -152,7 +152,19 @@ pub async fn guarded_apply(
             name: manager.name,
             force: manager.force && precondition.is_some(),
         };
-        let mut applied = objects::apply(client, target, body, &manager, precondition.as_ref()).await;
+        // A strategy switch that must first own the block the server defaulted (`strategy`).
+        let mut applied = match strategy::bridge(body, live.as_ref()) {
+            Some(first) => {
+                match objects::apply(client, target, &first, &manager, precondition.as_ref()).await {
+                    Ok(bridged) => {
+                        let precondition = Precondition::of(&bridged);
+                        objects::apply(client, target, body, &manager, precondition.as_ref()).await
+                    }
+                    failed => failed,
+                }
+            }
+            None => objects::apply(client, target, body, &manager, precondition.as_ref()).await,
+        };
         // Server-side apply refuses a keyed list holding a key twice; such objects are written
         // another way (see `duplicates`).
         applied = match applied {

@@ -115,7 +115,9 @@ pub(super) fn merge_items(live: &[Value], config: &[Value], names: &[String], sc
     out
 }
 
-/// Removes `path` from `value`; true when something was removed.
+/// Removes `path` from `value`; true when something was removed. A map field the removal
+/// leaves empty goes too, as the apiserver's typed round trip drops it (a Deployment's
+/// `strategy.rollingUpdate` without its last field is no `rollingUpdate: {}` beside `Recreate`).
 pub(super) fn remove_path(value: &mut Value, path: &[Element], names: &[String], schema: &Schema) -> bool {
     let Some((first, rest)) = path.split_first() else {
         return false;
@@ -125,8 +127,17 @@ pub(super) fn remove_path(value: &mut Value, path: &[Element], names: &[String],
             if rest.is_empty() {
                 return map.remove(name).is_some();
             }
-            map.get_mut(name)
-                .is_some_and(|v| remove_path(v, rest, &named(names, name), schema))
+            let removed = map
+                .get_mut(name)
+                .is_some_and(|v| remove_path(v, rest, &named(names, name), schema));
+            if removed
+                && map
+                    .get(name)
+                    .is_some_and(|v| v.as_object().is_some_and(Map::is_empty))
+            {
+                map.remove(name);
+            }
+            removed
         }
         (e @ (Element::Key(_) | Element::Value(_)), Value::Array(items)) => {
             let list = schema.list_type(names);

@@ -31,6 +31,17 @@ pub(super) fn validate(kind: &str, object: &Value, old: Option<&Value>) -> Vec<F
                     &["Recreate", "RollingUpdate"],
                 ));
             }
+            // apps/validation ValidateDeploymentStrategy: the block belongs to RollingUpdate.
+            if spec.pointer("/strategy/type").and_then(Value::as_str) == Some("Recreate")
+                && spec
+                    .pointer("/strategy/rollingUpdate")
+                    .is_some_and(Value::is_object)
+            {
+                errs.push(FieldError::forbidden(
+                    "spec.strategy.rollingUpdate",
+                    "may not be specified when strategy `type` is 'Recreate'",
+                ));
+            }
             errs.extend(immutable_selector(spec, old_spec));
         }
         "StatefulSet" => errs.extend(stateful_set(spec, old_spec)),
