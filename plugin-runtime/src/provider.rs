@@ -135,6 +135,17 @@ pub trait Resource: Send + Sync + 'static {
         false
     }
 
+    /// The state of a moved `source` whose states are of another shape (another provider's
+    /// type that manages the same objects), made from its stored JSON. `None`: the source's
+    /// states are this type's own, upgraded by version (the default).
+    fn translate_move(
+        &self,
+        _source: &MoveSource<'_>,
+        _stored: &serde_json::Value,
+    ) -> Option<Result<Value, Diagnostics>> {
+        None
+    }
+
     /// The identity schema, for resources that have one ([`crate::identity`]).
     fn identity_schema(&self) -> Option<IdentitySchema> {
         None

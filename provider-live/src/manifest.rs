@@ -16,6 +16,7 @@
 //! `port = { number = "80" }` goes as the integer 80, and a value that reads as no such type
 //! is refused at plan, naming its path.
 
+mod kubectl;
 mod listing;
 mod secret;
 mod shape;
@@ -29,7 +30,7 @@ use async_trait::async_trait;
 use kube_estate::ESTATE_LABEL;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, AttributePath, Block, Diagnostic, Diagnostics, IdentitySchema,
-    ImportRequest, ImportResponse, NestedBlock, Nesting, PlanRequest, PlanResponse, ReadRequest,
+    ImportRequest, ImportResponse, MoveSource, NestedBlock, Nesting, PlanRequest, PlanResponse, ReadRequest,
     ReadResponse, Resource, Schema, Type, Value,
 };
 use serde_json::{Map, Value as Json};
@@ -323,6 +324,20 @@ fn planned_offline(deferred: &kube_estate::Deferred, identity: &ObjectIdentity) 
 impl Resource for Manifest {
     fn type_name(&self) -> &'static str {
         "kubernetes_manifest"
+    }
+
+    /// From hashicorp's `kubernetes_manifest` (the same state), or a kubectl provider's
+    /// `kubectl_manifest` (its `yaml_body` becomes `manifest`).
+    fn accepts_move(&self, source: &MoveSource<'_>) -> bool {
+        kubectl::is_kubectl_manifest(source) || crate::moves::accepts(source, self.type_name(), &[])
+    }
+
+    fn translate_move(&self, source: &MoveSource<'_>, stored: &Json) -> Option<Result<Value, Diagnostics>> {
+        kubectl::is_kubectl_manifest(source).then(|| {
+            let manifest = kubectl::manifest_of(stored).map_err(diag)?;
+            let state = Value::object([("manifest", Value::from_json(&manifest))]);
+            Ok(plan::conform(&self.schema().block, state))
+        })
     }
 
     fn identity_schema(&self) -> Option<IdentitySchema> {

@@ -87,12 +87,18 @@ impl ProviderService {
                 .into());
             }
             let raw = request.source_state.clone().unwrap_or_default();
-            let state = stored_state(
-                &entry,
-                &request.source_type_name,
-                &raw,
-                request.source_schema_version,
-            )?;
+            let translated = serde_json::from_slice::<serde_json::Value>(&raw.json)
+                .ok()
+                .and_then(|stored| entry.resource.translate_move(&source, &stored));
+            let state = match translated {
+                Some(state) => state?,
+                None => stored_state(
+                    &entry,
+                    &request.source_type_name,
+                    &raw,
+                    request.source_schema_version,
+                )?,
+            };
             Ok(pb::move_resource_state::Response {
                 target_state: Some(encode(&state, entry.value_type(), "moved state")?),
                 target_identity: entry.identity_of(&state)?,
