@@ -191,20 +191,29 @@ pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str
     post(client, &named, body, manager).await
 }
 
+/// `body` as the client sends it whole (a POST or PUT), for `target`'s errors.
+fn dynamic(target: &Target, body: &Json) -> Result<DynamicObject, ApiError> {
+    serde_json::from_value(body.clone()).map_err(|e| ApiError::Other {
+        object: target.object_ref(),
+        code: 0,
+        message: e.to_string(),
+    })
+}
+
+/// The parameters of a whole-object write as field manager `manager`.
+fn managed_by(manager: &str) -> PostParams {
+    PostParams {
+        field_manager: Some(manager.to_string()),
+        ..PostParams::default()
+    }
+}
+
 /// Creates `body` under the name `target` gives it with a POST as field manager `manager`.
 /// Sent again only when the server provably did nothing: a repeat after a create that landed
 /// would be refused as existing.
 pub async fn post(client: &Client, target: &Target, body: &Json, manager: &str) -> Result<Json, ApiError> {
     let api = target.api(client);
-    let object: DynamicObject = serde_json::from_value(body.clone()).map_err(|e| ApiError::Other {
-        object: target.object_ref(),
-        code: 0,
-        message: e.to_string(),
-    })?;
-    let params = PostParams {
-        field_manager: Some(manager.to_string()),
-        ..PostParams::default()
-    };
+    let (object, params) = (dynamic(target, body)?, managed_by(manager));
     let created = with_retry_unprocessed(|| api.create(&params, &object))
         .await
         .map_err(target.error("create"))?;
@@ -220,15 +229,7 @@ pub async fn replace(
     manager: &str,
 ) -> Result<Json, ApiError> {
     let api = target.api(client);
-    let object: DynamicObject = serde_json::from_value(object.clone()).map_err(|e| ApiError::Other {
-        object: target.object_ref(),
-        code: 0,
-        message: e.to_string(),
-    })?;
-    let params = PostParams {
-        field_manager: Some(manager.to_string()),
-        ..PostParams::default()
-    };
+    let (object, params) = (dynamic(target, object)?, managed_by(manager));
     let replaced = with_retry(|| api.replace(&target.name, &params, &object))
         .await
         .map_err(target.error("update"))?;
