@@ -191,21 +191,23 @@ pub async fn create(client: &Client, target: &Target, body: &Json, manager: &str
     post(client, &named, body, manager).await
 }
 
-/// `body` as the client sends it whole (a POST or PUT), for `target`'s errors.
-fn dynamic(target: &Target, body: &Json) -> Result<DynamicObject, ApiError> {
-    serde_json::from_value(body.clone()).map_err(|e| ApiError::Other {
+/// `body` as the client sends it whole (a POST or PUT), and the parameters of that write as
+/// field manager `manager`; a body that is no object is `target`'s error.
+fn whole_write(
+    target: &Target,
+    body: &Json,
+    manager: &str,
+) -> Result<(DynamicObject, PostParams), Box<ApiError>> {
+    let object = serde_json::from_value(body.clone()).map_err(|e| ApiError::Other {
         object: target.object_ref(),
         code: 0,
         message: e.to_string(),
-    })
-}
-
-/// The parameters of a whole-object write as field manager `manager`.
-fn managed_by(manager: &str) -> PostParams {
-    PostParams {
+    })?;
+    let params = PostParams {
         field_manager: Some(manager.to_string()),
         ..PostParams::default()
-    }
+    };
+    Ok((object, params))
 }
 
 /// Creates `body` under the name `target` gives it with a POST as field manager `manager`.
@@ -213,7 +215,7 @@ fn managed_by(manager: &str) -> PostParams {
 /// would be refused as existing.
 pub async fn post(client: &Client, target: &Target, body: &Json, manager: &str) -> Result<Json, ApiError> {
     let api = target.api(client);
-    let (object, params) = (dynamic(target, body)?, managed_by(manager));
+    let (object, params) = whole_write(target, body, manager).map_err(|e| *e)?;
     let created = with_retry_unprocessed(|| api.create(&params, &object))
         .await
         .map_err(target.error("create"))?;
@@ -229,7 +231,7 @@ pub async fn replace(
     manager: &str,
 ) -> Result<Json, ApiError> {
     let api = target.api(client);
-    let (object, params) = (dynamic(target, object)?, managed_by(manager));
+    let (object, params) = whole_write(target, object, manager).map_err(|e| *e)?;
     let replaced = with_retry(|| api.replace(&target.name, &params, &object))
         .await
         .map_err(target.error("update"))?;
