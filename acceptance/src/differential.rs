@@ -18,7 +18,7 @@
 pub mod compare;
 pub mod known;
 mod report;
-mod side;
+pub(crate) mod side;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -6,23 +6,11 @@
 //! that stamps the estate label, and an empty plan after it.
 
 use std::fs;
-use std::path::Path;
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, unique_name};
+use acceptance::migration::{create_as, fixture, move_in, with_live_uids};
 use serde_json::{Value, json};
-
-const HASHICORP: &str = "registry.terraform.io/hashicorp/kubernetes";
-const LIVE: &str = "registry.terraform.io/choudoufu/live";
-
-fn fixture(name: &str, ns: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/hashicorp-3.2.1")
-        .join(name);
-    fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-        .replace("__NAMESPACE__", ns)
-}
 
 /// The objects hashicorp's apply wrote, as its typed clients write them: one create each under
 /// its field manager, without our label.
@@ -47,98 +35,9 @@ fn objects(ns: &str) -> Value {
 
 /// The recorded state with the uids and resource versions of this cluster's objects, which a
 /// real estate's state has of its own.
-/// What the stamp may change: the estate, and what the server's write renews.
-const STAMP: &[&str] = &[
-    "estate",
-    "metadata.resource_version",
-    "metadata.generation",
-    // A manifest's `object` is what the server answers, refreshed by the write.
-    "object",
-];
-
-/// The dotted paths (list indices left out) where `after` differs from `before`, leaving out
-/// what `unknown` marks as known only after apply.
-fn differ(at: &str, before: &Value, after: &Value, unknown: &Value, out: &mut Vec<String>) {
-    if unknown == &Value::Bool(true) {
-        if !STAMP.contains(&at) {
-            out.push(format!("{at} (unknown)"));
-        }
-        return;
-    }
-    let join = |key: &str| {
-        if at.is_empty() {
-            key.to_string()
-        } else {
-            format!("{at}.{key}")
-        }
-    };
-    match (before, after) {
-        (Value::Object(b), Value::Object(a)) => {
-            for key in b.keys().chain(a.keys().filter(|k| !b.contains_key(*k))) {
-                let none = Value::Null;
-                let (bv, av) = (b.get(key).unwrap_or(&none), a.get(key).unwrap_or(&none));
-                differ(&join(key), bv, av, unknown.get(key).unwrap_or(&none), out);
-            }
-        }
-        (Value::Array(b), Value::Array(a)) if b.len() == a.len() => {
-            for (i, (bv, av)) in b.iter().zip(a).enumerate() {
-                differ(at, bv, av, unknown.get(i).unwrap_or(&Value::Null), out);
-            }
-        }
-        (b, a) if b != a => out.push(at.to_string()),
-        _ => {}
-    }
-}
-
 fn recorded_state(cluster: &Cluster, ns: &str) -> Value {
-    let mut state: Value = serde_json::from_str(&fixture("terraform.tfstate", ns)).expect("JSON state");
-    for resource in state["resources"].as_array_mut().expect("resources") {
-        assert_eq!(resource["provider"], format!("provider[\"{HASHICORP}\"]"));
-        let kind = match resource["type"].as_str().expect("a type") {
-            "kubernetes_config_map_v1" => "configmap",
-            "kubernetes_secret_v1" => "secret",
-            "kubernetes_deployment_v1" => "deployment",
-            _ => "service",
-        };
-        let meta = &mut resource["instances"][0]["attributes"]["metadata"][0];
-        let name = meta["name"].as_str().expect("a name").to_string();
-        let live = cluster.get_json(&[kind, &name, "-n", ns]);
-        meta["uid"] = live["metadata"]["uid"].clone();
-        meta["resource_version"] = live["metadata"]["resourceVersion"].clone();
-    }
-    state
-}
-
-/// `state replace-provider`, then the first plan: `updates` in-place updates whose only change
-/// is the stamp, and the warning saying so.
-fn move_in(work: &LiveDir, updates: usize) {
-    let out = work.run(&["state", "replace-provider", "-auto-approve", HASHICORP, LIVE]);
-    assert!(out.success(), "replace-provider failed:\n{out}");
-    let (plan, summary) = work.engine().plan_json(&[]);
-    assert!(plan.success(), "plan failed:\n{plan}");
-    let summary = summary.expect("a plan");
-    assert_eq!(summary.count("update"), updates, "{plan}");
-    assert_eq!(summary.count("create") + summary.count("delete"), 0, "{plan}");
-    assert!(
-        plan.flat().contains("The next apply stamps the estate label"),
-        "the plan does not say that the label will be stamped:\n{plan}"
-    );
-    for change in summary.raw["resource_changes"].as_array().expect("changes") {
-        let (before, after) = (&change["change"]["before"], &change["change"]["after"]);
-        let mut differences = Vec::new();
-        differ(
-            "",
-            before,
-            after,
-            &change["change"]["after_unknown"],
-            &mut differences,
-        );
-        assert!(
-            differences.iter().all(|path| STAMP.contains(&path.as_str())),
-            "{}: the first plan changes what the user wrote: {differences:?}\n{plan}",
-            change["address"]
-        );
-    }
+    let state: Value = serde_json::from_str(&fixture("terraform.tfstate", ns)).expect("JSON state");
+    with_live_uids(cluster, &state)
 }
 
 #[test]
@@ -150,17 +49,14 @@ fn a_state_hashicorps_binary_wrote_moves_in_with_an_empty_plan_after_one_stamp()
     let work = LiveDir::new(&estate, cluster.kubeconfig());
     work.write(&fixture("main.tf", ns));
 
-    // One YAML document each (JSON is YAML).
-    let documents: Vec<String> = objects(ns)
-        .as_array()
-        .expect("objects")
-        .iter()
-        .map(Value::to_string)
-        .collect();
-    let manifest = work.path().join("objects.yaml");
-    fs::write(&manifest, documents.join("\n---\n")).expect("objects.yaml");
-    let path = manifest.to_string_lossy();
-    cluster.kubectl_ok(&["create", "--field-manager=HashiCorp", "-f", &path]);
+    let objects = objects(ns);
+    create_as(
+        &cluster,
+        work.path(),
+        objects.as_array().expect("objects"),
+        "HashiCorp",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let state = recorded_state(&cluster, ns);
     fs::write(work.path().join("terraform.tfstate"), state.to_string()).expect("terraform.tfstate");
 

@@ -31,7 +31,7 @@ impl Provider {
         }
     }
 
-    fn source(&self) -> &'static str {
+    pub(crate) fn source(&self) -> &'static str {
         match self {
             Provider::Ours => corpus::LIVE,
             Provider::Hashicorp(_) => "hashicorp/kubernetes",
@@ -40,7 +40,7 @@ impl Provider {
 
     /// The root module's `terraform` and `provider` blocks: ours requires `estate`, which
     /// hashicorp's schema would refuse.
-    fn blocks(&self, estate: &str, kubeconfig: &Path) -> String {
+    pub(crate) fn blocks(&self, estate: &str, kubeconfig: &Path) -> String {
         let estate = match self {
             Provider::Ours => format!("  estate      = {}\n", quote(estate)),
             Provider::Hashicorp(_) => String::new(),
@@ -54,7 +54,7 @@ impl Provider {
 
     /// Installs the modules and providers: `init` for ours; only `get` (the modules) for
     /// hashicorp's, as `init` would still ask the registry for an overridden provider.
-    fn install(&self, engine: &Engine) -> EngineOutput {
+    pub(crate) fn install(&self, engine: &Engine) -> EngineOutput {
         match self {
             Provider::Ours => engine.init(),
             Provider::Hashicorp(_) => engine.run(&["get"]),
@@ -63,7 +63,7 @@ impl Provider {
 
     /// The engine in `dir`: ours from the mirror, hashicorp's binary through a CLI configuration
     /// of its own whose `dev_overrides` point at the binary's folder (no registry needed).
-    fn engine(&self, dir: &Path) -> Engine {
+    pub(crate) fn engine(&self, dir: &Path) -> Engine {
         let engine = Engine::new(dir).timeout(Duration::from_secs(1200));
         let Provider::Hashicorp(binary) = self else {
             return engine;
@@ -241,7 +241,7 @@ fn import(
 }
 
 /// Where kubectl finds an object it printed.
-fn target_of(object: &Value) -> Target {
+pub(crate) fn target_of(object: &Value) -> Target {
     let kind = object["kind"].as_str().unwrap_or_default();
     let group = object["apiVersion"]
         .as_str()
@@ -278,7 +278,7 @@ fn resources(engine: &Engine) -> Resources {
 
 /// The errors of a `-json` run, each with the address the engine names; printed whole, as the
 /// report shows them cut short.
-fn diagnostics(out: &EngineOutput, stage: Stage, name: &str) -> Vec<(Stage, String, String)> {
+pub(crate) fn diagnostics(out: &EngineOutput, stage: Stage, name: &str) -> Vec<(Stage, String, String)> {
     let mut found: Vec<(Stage, String, String)> = out
         .stdout
         .lines()

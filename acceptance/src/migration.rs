@@ -1,0 +1,190 @@
+//! Moving an estate that hashicorp/kubernetes wrote in (issue 37): its objects created as its
+//! typed clients create them (field manager `HashiCorp`, no estate label), its state given the
+//! uids and resource versions of this cluster's objects, `terraform state replace-provider`, and
+//! the first plan, which may change nothing the user wrote, only stamp the estate label.
+//!
+//! [`record`] writes such states with hashicorp's own binary for the corpus; [`replay`] moves
+//! each recorded one in.
+
+pub mod record;
+pub mod replay;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::Cluster;
+use crate::hcl::LiveDir;
+use crate::objects::kubectl_target;
+
+pub const HASHICORP: &str = "registry.terraform.io/hashicorp/kubernetes";
+pub const LIVE: &str = "registry.terraform.io/choudoufu/live";
+
+/// `acceptance/fixtures/hashicorp-3.2.1`: what hashicorp/kubernetes v3.2.1 wrote.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hashicorp-3.2.1")
+}
+
+/// The fixture `name` with `__NAMESPACE__` replaced by `ns`.
+pub fn fixture(name: &str, ns: &str) -> String {
+    let path = fixtures().join(name);
+    fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+        .replace("__NAMESPACE__", ns)
+}
+
+/// Creates `objects` on `cluster` in one `kubectl create` as `manager` (one YAML document each,
+/// written to `objects.yaml` in `dir`; JSON is YAML).
+pub fn create_as(cluster: &Cluster, dir: &Path, objects: &[Value], manager: &str) -> Result<(), String> {
+    let documents: Vec<String> = objects.iter().map(Value::to_string).collect();
+    let manifest = dir.join("objects.yaml");
+    fs::write(&manifest, documents.join("\n---\n")).expect("objects.yaml");
+    let path = manifest.to_string_lossy();
+    let field_manager = format!("--field-manager={manager}");
+    let out = cluster.kubectl(&["create", &field_manager, "-f", &path]);
+    if out.success() {
+        Ok(())
+    } else {
+        Err(format!("kubectl create as {manager} failed:\n{out}"))
+    }
+}
+
+/// The recorded `state` given this cluster's objects: each resource's recorded uid, wherever it
+/// appears (a Job's selector holds it too), becomes its object's, and its resource version the
+/// object's.
+pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
+    let mut text = state.to_string();
+    let mut versions = Vec::new();
+    for resource in state["resources"].as_array().expect("resources") {
+        assert_eq!(resource["provider"], format!("provider[\"{HASHICORP}\"]"));
+        let type_name = resource["type"].as_str().expect("a type");
+        for (i, instance) in resource["instances"].as_array().into_iter().flatten().enumerate() {
+            let attributes = &instance["attributes"];
+            let (kind, ns, name) = kubectl_target(type_name, attributes);
+            let mut args = vec![kind.as_str(), name.as_str()];
+            if let Some(ns) = &ns {
+                args.extend(["-n", ns.as_str()]);
+            }
+            let live = cluster.get_json(&args);
+            let old = attributes["metadata"][0]["uid"].as_str().unwrap_or_default();
+            if let Some(new) = live["metadata"]["uid"].as_str()
+                && !old.is_empty()
+            {
+                text = text.replace(old, new);
+            }
+            versions.push((
+                resource["name"].clone(),
+                type_name.to_string(),
+                i,
+                live["metadata"]["resourceVersion"].clone(),
+            ));
+        }
+    }
+    let mut state: Value = serde_json::from_str(&text).expect("the state is still JSON");
+    for resource in state["resources"].as_array_mut().expect("resources") {
+        for (name, type_name, i, version) in &versions {
+            if &resource["name"] == name && resource["type"] == type_name.as_str() {
+                resource["instances"][*i]["attributes"]["metadata"][0]["resource_version"] = version.clone();
+            }
+        }
+    }
+    state
+}
+
+/// What the stamp may change: the estate, and what the server's write renews.
+pub const STAMP: &[&str] = &[
+    "estate",
+    "metadata.resource_version",
+    "metadata.generation",
+    // A manifest's `object` is what the server answers, refreshed by the write.
+    "object",
+];
+
+/// The dotted paths (list indices left out) where `after` differs from `before`, leaving out
+/// what `unknown` marks as known only after apply.
+fn differ(at: &str, before: &Value, after: &Value, unknown: &Value, out: &mut Vec<String>) {
+    if unknown == &Value::Bool(true) {
+        if !STAMP.contains(&at) {
+            out.push(format!("{at} (unknown)"));
+        }
+        return;
+    }
+    let join = |key: &str| {
+        if at.is_empty() {
+            key.to_string()
+        } else {
+            format!("{at}.{key}")
+        }
+    };
+    match (before, after) {
+        (Value::Object(b), Value::Object(a)) => {
+            for key in b.keys().chain(a.keys().filter(|k| !b.contains_key(*k))) {
+                let none = Value::Null;
+                let (bv, av) = (b.get(key).unwrap_or(&none), a.get(key).unwrap_or(&none));
+                differ(&join(key), bv, av, unknown.get(key).unwrap_or(&none), out);
+            }
+        }
+        (Value::Array(b), Value::Array(a)) if b.len() == a.len() => {
+            for (i, (bv, av)) in b.iter().zip(a).enumerate() {
+                differ(at, bv, av, unknown.get(i).unwrap_or(&Value::Null), out);
+            }
+        }
+        (b, a) if b != a => out.push(at.to_string()),
+        _ => {}
+    }
+}
+
+/// `state replace-provider`, then the first plan: `updates` in-place updates whose only change
+/// is the stamp, and the warning saying so. Says what is wrong otherwise.
+pub fn try_move_in(work: &LiveDir, updates: usize) -> Result<(), String> {
+    let out = work.run(&["state", "replace-provider", "-auto-approve", HASHICORP, LIVE]);
+    if !out.success() {
+        return Err(format!("replace-provider failed:\n{out}"));
+    }
+    let (plan, summary) = work.engine().plan_json(&[]);
+    let summary = match summary {
+        Some(summary) if plan.success() => summary,
+        _ => return Err(format!("the first plan failed:\n{plan}")),
+    };
+    let mut problems = Vec::new();
+    if summary.count("update") != updates {
+        problems.push(format!("{} updates, not {updates}", summary.count("update")));
+    }
+    if summary.count("create") + summary.count("delete") != 0 {
+        problems.push("creates or deletes".to_string());
+    }
+    if !plan.flat().contains("The next apply stamps the estate label") {
+        problems.push("no warning that the label will be stamped".to_string());
+    }
+    for change in summary.raw["resource_changes"].as_array().expect("changes") {
+        let (before, after) = (&change["change"]["before"], &change["change"]["after"]);
+        let mut differences = Vec::new();
+        differ(
+            "",
+            before,
+            after,
+            &change["change"]["after_unknown"],
+            &mut differences,
+        );
+        differences.retain(|path| !STAMP.contains(&path.as_str()));
+        if !differences.is_empty() {
+            problems.push(format!(
+                "{}: changes what the user wrote: {differences:?}",
+                change["address"]
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("the first plan: {}\n{plan}", problems.join("; ")))
+    }
+}
+
+/// [`try_move_in`], which must succeed.
+pub fn move_in(work: &LiveDir, updates: usize) {
+    if let Err(e) = try_move_in(work, updates) {
+        panic!("{e}");
+    }
+}
