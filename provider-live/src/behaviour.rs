@@ -234,10 +234,8 @@ impl Behaviour for Kinded {
         }
     }
 
-    fn read_view(&self, object: &mut Json, prior: &Value) {
-        if let Some(special) = &self.special {
-            special.read_view(object, prior);
-        }
+    fn read_view(&self, object: &Json, prior: &Value) -> Option<Json> {
+        self.special.as_ref()?.read_view(object, prior)
     }
 }
 

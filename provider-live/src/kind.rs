@@ -99,9 +99,11 @@ pub trait Behaviour: Send + Sync + 'static {
     /// Default: nothing.
     fn complete(&self, _object: &mut Map<String, Json>) {}
 
-    /// Rewrites a live object before it is read into `prior`'s shape, where the resource's
-    /// attributes stand for the object's fields in another form. Default: nothing.
-    fn read_view(&self, _object: &mut Json, _prior: &Value) {}
+    /// The live object as it is read into `prior`'s shape, where the resource's attributes
+    /// stand for the object's fields in another form. Default: `None`, the object as it is.
+    fn read_view(&self, _object: &Json, _prior: &Value) -> Option<Json> {
+        None
+    }
 
     /// Removes from an object being imported what the API server added by itself inside
     /// values owned whole (items of an atomic list, like a pod's default tolerations), which

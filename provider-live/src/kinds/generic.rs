@@ -55,9 +55,8 @@ impl Kind for CatalogKind {
     }
 
     fn from_object(&self, object: &Json, prior: &Value) -> Value {
-        let mut view = object.clone();
-        self.behaviour.read_view(&mut view, prior);
-        let mut value = spec_convert::read(self.entry.fields(), &view, prior);
+        let view = self.behaviour.read_view(object, prior);
+        let mut value = spec_convert::read(self.entry.fields(), view.as_ref().unwrap_or(object), prior);
         if !self.entry.timeouts.is_empty() {
             value.set("timeouts", spec_wait::read_timeouts(prior));
         }
@@ -96,7 +95,7 @@ impl Behaviour for CatalogKind {
         self.behaviour.imported(object, state)
     }
 
-    fn read_view(&self, object: &mut Json, prior: &Value) {
+    fn read_view(&self, object: &Json, prior: &Value) -> Option<Json> {
         self.behaviour.read_view(object, prior)
     }
 }

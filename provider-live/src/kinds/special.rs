@@ -147,27 +147,28 @@ impl Special {
     }
 
     /// See [`crate::kind::Behaviour::read_view`].
-    pub fn read_view(&self, object: &mut Json, prior: &Value) {
+    pub fn read_view(&self, object: &Json, prior: &Value) -> Option<Json> {
         if !matches!(self, Special::Autoscaler) {
-            return;
+            return None;
         }
         let spec = prior.get("spec").elements().first().cloned().unwrap_or_default();
-        let by_percentage = !spec.get("target_cpu_utilization_percentage").is_null()
-            && spec.get("metric").elements().is_empty();
-        let Some(live) = object.get_mut("spec").and_then(Json::as_object_mut) else {
-            return;
-        };
-        let percent = match live.get("metrics").and_then(Json::as_array).map(Vec::as_slice) {
-            Some([only]) => only
-                .pointer("/resource/target/averageUtilization")
-                .filter(|_| *only == cpu_metric(only["resource"]["target"]["averageUtilization"].clone()))
-                .cloned(),
-            _ => None,
-        };
-        if let (true, Some(percent)) = (by_percentage, percent) {
-            live.remove("metrics");
-            live.insert(TARGET_CPU.into(), percent);
+        if spec.get("target_cpu_utilization_percentage").is_null()
+            || !spec.get("metric").elements().is_empty()
+        {
+            return None;
         }
+        let [only] = object.pointer("/spec/metrics")?.as_array()?.as_slice() else {
+            return None;
+        };
+        let percent = only.pointer("/resource/target/averageUtilization")?;
+        if *only != cpu_metric(percent.clone()) {
+            return None;
+        }
+        let mut view = object.clone();
+        let live = view.get_mut("spec")?.as_object_mut()?;
+        live.remove("metrics");
+        live.insert(TARGET_CPU.into(), percent.clone());
+        Some(view)
     }
 }
 
