@@ -213,7 +213,7 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy
         // The legacy SDK reads an unset value as its zero ("", 0, false, empty): a state it
         // wrote holds `generate_name = ""` where the configuration says nothing. That is no
         // change (and no replacement), so the plan keeps it.
-        if legacy && configured.is_null() && value.is_null() && !attribute.computed && is_zero(before) {
+        if legacy && configured.is_null() && value.is_null() && !attribute.computed && before.is_zero() {
             *value = before.clone();
             continue;
         }
@@ -297,18 +297,6 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy
         fields.insert(nested.type_name.clone(), planned);
     }
     Value::Object(fields)
-}
-
-/// Whether `value` is what the legacy SDK reads an unset attribute as.
-fn is_zero(value: &Value) -> bool {
-    match value.plain() {
-        Value::String(s) => s.is_empty(),
-        Value::Number(n) => n.as_i64() == Some(0),
-        Value::Bool(b) => !b,
-        Value::List(items) | Value::Set(items) => items.is_empty(),
-        Value::Map(entries) => entries.is_empty(),
-        _ => false,
-    }
 }
 
 /// `config` with the defaults `keep` accepts filled in where it is null, inside the blocks it

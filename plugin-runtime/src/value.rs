@@ -251,6 +251,19 @@ impl Value {
         matches!(self.plain(), Value::Unknown(_))
     }
 
+    /// Whether this is Go's zero value of its type (`""`, `0`, `false`, an empty collection),
+    /// which the legacy SDK reads an unset value as and Kubernetes omits.
+    pub fn is_zero(&self) -> bool {
+        match self.plain() {
+            Value::Bool(b) => !b,
+            Value::Number(n) => n.as_f64() == 0.0,
+            Value::String(s) => s.is_empty(),
+            Value::List(items) | Value::Set(items) => items.is_empty(),
+            Value::Map(entries) => entries.is_empty(),
+            _ => false,
+        }
+    }
+
     /// True when neither this value nor anything inside it is unknown.
     pub fn is_wholly_known(&self) -> bool {
         match self {

@@ -49,7 +49,6 @@ use serde_json::{Map, Value as Json};
 
 use crate::context::Context;
 use crate::discovery::DiscoveryError;
-use crate::kinds::spec_convert;
 use crate::lifecycle::{self, diag};
 use crate::metadata::of as meta;
 use crate::objects::{self, Manager, Target};
@@ -391,7 +390,7 @@ impl PatchResource {
         // What the configuration sets, hashicorp's defaults with it (but Go's zero values, which
         // Kubernetes treats as unset).
         let block = self.schema().block;
-        let config = rules::with_defaults(&block, &req.config, &|v| !spec_convert::is_zero(v));
+        let config = rules::with_defaults(&block, &req.config, &|v| !v.is_zero());
         let mut fields = self
             .kind
             .intent(&plan::configured_only(&block, planned, &config))?;

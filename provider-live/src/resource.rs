@@ -19,7 +19,6 @@ use crate::create;
 use crate::discovery::Resolved;
 use crate::guard::{self, Check};
 use crate::kind::{Kind, KindInfo};
-use crate::kinds::spec_convert;
 use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::list::Listable;
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
@@ -307,7 +306,7 @@ impl<K: Kind> TypedResource<K> {
         );
         // hashicorp sends its defaults; those Kubernetes treats as unset (Go's zero values)
         // stay out, as the server would drop them and read them back as absent.
-        let config = rules::with_defaults(self.block(), config, &|v| !spec_convert::is_zero(v));
+        let config = rules::with_defaults(self.block(), config, &|v| !v.is_zero());
         let configured = plan::configured_only(self.block(), value, &config);
         body.extend(self.kind.to_object(&configured)?);
         Ok(Json::Object(body))

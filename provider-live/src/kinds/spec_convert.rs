@@ -30,7 +30,6 @@ use super::spec_quantity;
 mod read;
 mod write;
 
-pub(crate) use read::is_zero;
 pub use read::{read, read_full};
 pub use write::write;
 

@@ -221,22 +221,10 @@ pub(super) fn is_empty_collection(json: &Json) -> bool {
 pub(super) fn read_plain(shape: Shape, live: Option<&Json>, prior: &Value) -> Value {
     let prior_known = !prior.is_null() && prior.is_wholly_known();
     match live {
-        None if prior_known && is_zero(prior) => prior.clone(),
+        None if prior_known && prior.is_zero() => prior.clone(),
         None => Value::Null,
         Some(l) if prior_known && same_meaning(shape, prior, l) => prior.clone(),
         Some(l) => from_json(shape, l),
-    }
-}
-
-/// The values Go's `omitempty` drops, so a server never echoes them back.
-pub(crate) fn is_zero(value: &Value) -> bool {
-    match value {
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == 0.0,
-        Value::String(s) => s.is_empty(),
-        Value::List(v) | Value::Set(v) => v.is_empty(),
-        Value::Map(m) => m.is_empty(),
-        _ => false,
     }
 }
 
