@@ -34,12 +34,19 @@ pub fn fixture(name: &str, ns: &str) -> String {
         .replace("__NAMESPACE__", ns)
 }
 
-/// Creates `objects` on `cluster` in one `kubectl create` as `manager` (one YAML document each,
-/// written to `objects.yaml` in `dir`; JSON is YAML).
-pub fn create_as(cluster: &Cluster, dir: &Path, objects: &[Value], manager: &str) -> Result<(), String> {
+/// `objects` written to `objects.yaml` in `dir` for `kubectl ... -f` (one YAML document each;
+/// JSON is YAML).
+pub fn objects_file(dir: &Path, objects: &[Value]) -> PathBuf {
     let documents: Vec<String> = objects.iter().map(Value::to_string).collect();
     let manifest = dir.join("objects.yaml");
     fs::write(&manifest, documents.join("\n---\n")).expect("objects.yaml");
+    manifest
+}
+
+/// Creates `objects` on `cluster` in one `kubectl create` as `manager` ([`objects_file`] in
+/// `dir`).
+pub fn create_as(cluster: &Cluster, dir: &Path, objects: &[Value], manager: &str) -> Result<(), String> {
+    let manifest = objects_file(dir, objects);
     let path = manifest.to_string_lossy();
     let field_manager = format!("--field-manager={manager}");
     let out = cluster.kubectl(&["create", &field_manager, "-f", &path]);

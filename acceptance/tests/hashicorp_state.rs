@@ -9,7 +9,7 @@ use std::fs;
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, unique_name};
-use acceptance::migration::{create_as, fixture, move_in, with_live_uids};
+use acceptance::migration::{create_as, fixture, move_in, objects_file, with_live_uids};
 use serde_json::{Value, json};
 
 /// The objects hashicorp's apply wrote, as its typed clients write them: one create each under
@@ -101,9 +101,7 @@ fn a_manifest_state_hashicorps_binary_wrote_moves_in_too() {
                         "template": {"metadata": {"labels": {"app": "md"}},
                                      "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
     ];
-    let documents: Vec<String> = objects.iter().map(Value::to_string).collect();
-    let manifest = work.path().join("objects.yaml");
-    fs::write(&manifest, documents.join("\n---\n")).expect("objects.yaml");
+    let manifest = objects_file(work.path(), &objects);
     let path = manifest.to_string_lossy();
     cluster.kubectl_ok(&["apply", "--server-side", "--field-manager=Terraform", "-f", &path]);
     fs::write(
