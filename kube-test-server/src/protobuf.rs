@@ -1,8 +1,8 @@
 //! Decoding of Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`)
 //! into JSON, for the kinds kubectl's typed clients send that way (`create namespace`,
 //! `create configmap|secret|serviceaccount|deployment|service`, `create role|rolebinding|
-//! clusterrole|clusterrolebinding`, `auth can-i`, `create token`) and Terraform's kubernetes
-//! state backend (Leases, DeleteOptions).
+//! clusterrole|clusterrolebinding`, `auth can-i`, `create token`, `certificate approve`) and
+//! Terraform's kubernetes state backend (Leases, DeleteOptions).
 //!
 //! The body is the `k8s\0` magic followed by a `runtime.Unknown` envelope whose `raw` field
 //! holds the object message; field numbers below come from the upstream `generated.proto`s.
@@ -18,6 +18,12 @@ pub enum ProtoError {
     Malformed,
     #[error("kind {0:?} cannot be sent as protobuf to this server")]
     UnsupportedKind(String),
+    /// A field this server cannot decode holds a value: dropping it would lose what the
+    /// client wrote, so the request is refused and names it.
+    #[error(
+        "field number {field} under {at:?} of a {kind} cannot be decoded from protobuf by this server (send JSON)"
+    )]
+    UnsupportedField { kind: String, at: String, field: u32 },
 }
 
 /// How one field is turned into JSON.
@@ -40,6 +46,11 @@ enum F {
     MapBytes,
     /// `metav1.MicroTime` (`{seconds, nanos}`) as RFC 3339 with microseconds.
     MicroTime,
+    /// `metav1.Time` (`{seconds, nanos}`) as RFC 3339 in whole seconds.
+    Time,
+    /// Read but not kept: a client sends back the managedFields it read, and an update
+    /// without them keeps the object's own.
+    Unchanged,
     Msg(&'static [(u32, &'static str, F)]),
     RepMsg(&'static [(u32, &'static str, F)]),
 }
@@ -60,10 +71,13 @@ const OBJECT_META: Schema = &[
     (3, "namespace", F::Str),
     (5, "uid", F::Str),
     (6, "resourceVersion", F::Str),
+    (7, "generation", F::IntNonZero),
+    (8, "creationTimestamp", F::Time),
     (11, "labels", F::MapStr),
     (12, "annotations", F::MapStr),
     (13, "ownerReferences", F::RepMsg(OWNER_REF)),
     (14, "finalizers", F::RepStr),
+    (17, "managedFields", F::Unchanged),
 ];
 const NAMESPACE: Schema = &[
     (1, "metadata", F::Msg(OBJECT_META)),
@@ -82,9 +96,51 @@ const SECRET: Schema = &[
     (4, "stringData", F::MapStr),
     (5, "immutable", F::Bool),
 ];
+const CSR_CONDITION: Schema = &[
+    (1, "type", F::Str),
+    (2, "reason", F::Str),
+    (3, "message", F::Str),
+    (4, "lastUpdateTime", F::Time),
+    (5, "lastTransitionTime", F::Time),
+    (6, "status", F::Str),
+];
+const CERTIFICATE_SIGNING_REQUEST: Schema = &[
+    (1, "metadata", F::Msg(OBJECT_META)),
+    (
+        2,
+        "spec",
+        F::Msg(&[
+            (1, "request", F::Bytes),
+            (2, "username", F::Str),
+            (3, "uid", F::Str),
+            (4, "groups", F::RepStr),
+            (5, "usages", F::RepStr),
+            (7, "signerName", F::Str),
+            (8, "expirationSeconds", F::Int),
+        ]),
+    ),
+    (
+        3,
+        "status",
+        F::Msg(&[
+            (1, "conditions", F::RepMsg(CSR_CONDITION)),
+            (2, "certificate", F::Bytes),
+        ]),
+    ),
+];
 const LOCAL_REF: Schema = &[(1, "name", F::Str)];
+const OBJECT_REF: Schema = &[
+    (1, "kind", F::Str),
+    (2, "namespace", F::Str),
+    (3, "name", F::Str),
+    (4, "uid", F::Str),
+    (5, "apiVersion", F::Str),
+    (6, "resourceVersion", F::Str),
+    (7, "fieldPath", F::Str),
+];
 const SERVICE_ACCOUNT: Schema = &[
     (1, "metadata", F::Msg(OBJECT_META)),
+    (2, "secrets", F::RepMsg(OBJECT_REF)),
     (3, "imagePullSecrets", F::RepMsg(LOCAL_REF)),
     (4, "automountServiceAccountToken", F::Bool),
 ];
@@ -335,6 +391,7 @@ fn schema(kind: &str) -> Option<Schema> {
         "SelfSubjectRulesReview" => SSRR,
         "TokenRequest" => TOKEN_REQUEST,
         "Lease" => LEASE,
+        "CertificateSigningRequest" => CERTIFICATE_SIGNING_REQUEST,
         "DeleteOptions" => DELETE_OPTIONS,
         "Role" => ROLE,
         "ClusterRole" => CLUSTER_ROLE,
@@ -366,7 +423,14 @@ pub fn decode(body: &[u8]) -> Result<Value, ProtoError> {
     }
     let (api_version, kind) = type_meta;
     let schema = schema(&kind).ok_or_else(|| ProtoError::UnsupportedKind(kind.clone()))?;
-    let mut obj = message(raw, schema)?;
+    let mut obj = message(raw, schema, "").map_err(|e| match e {
+        ProtoError::UnsupportedField { at, field, .. } => ProtoError::UnsupportedField {
+            kind: kind.clone(),
+            at,
+            field,
+        },
+        other => other,
+    })?;
     obj.insert("apiVersion".into(), json!(api_version));
     obj.insert("kind".into(), json!(kind));
     Ok(Value::Object(obj))
@@ -438,12 +502,22 @@ fn text(b: &[u8]) -> Value {
     json!(String::from_utf8_lossy(b))
 }
 
-fn message(buf: &[u8], schema: Schema) -> Result<Map<String, Value>, ProtoError> {
+/// The message in `buf` as JSON; `at` is its field path, for the error naming a field this
+/// server cannot decode.
+fn message(buf: &[u8], schema: Schema, at: &str) -> Result<Map<String, Value>, ProtoError> {
     let mut out = Map::new();
     for (num, wire) in Fields(buf) {
         let wire = wire?;
         let Some((_, name, f)) = schema.iter().find(|(n, _, _)| *n == num) else {
-            continue;
+            // Go marshals zero values too (an empty status); only one that holds something is lost.
+            if is_zero(&wire) {
+                continue;
+            }
+            return Err(ProtoError::UnsupportedField {
+                kind: String::new(),
+                at: at.to_string(),
+                field: num,
+            });
         };
         let name = (*name).to_string();
         match (f, wire) {
@@ -470,30 +544,53 @@ fn message(buf: &[u8], schema: Schema) -> Result<Map<String, Value>, ProtoError>
             }
             (F::RepStr, Wire::Len(b)) => push(&mut out, name, text(b)),
             (F::MapStr | F::MapBytes, Wire::Len(b)) => {
-                let entry = message(
-                    b,
-                    if matches!(f, F::MapStr) {
-                        MAP_STR
-                    } else {
-                        MAP_BYTES
-                    },
-                )?;
+                let schema = if matches!(f, F::MapStr) {
+                    MAP_STR
+                } else {
+                    MAP_BYTES
+                };
+                let entry = message(b, schema, &join(at, &name))?;
                 let key = entry.get("k").and_then(Value::as_str).unwrap_or("").to_string();
                 let value = entry.get("v").cloned().unwrap_or(json!(""));
                 let map = out.entry(name).or_insert_with(|| json!({}));
                 map[key] = value;
             }
             (F::MicroTime, Wire::Len(b)) => {
-                out.insert(name, json!(micro_time(b)?));
+                out.insert(name, json!(time_of(b, true)?));
+            }
+            (F::Unchanged, _) => {}
+            (F::Time, Wire::Len(b)) => {
+                out.insert(name, json!(time_of(b, false)?));
             }
             (F::Msg(s), Wire::Len(b)) => {
-                out.insert(name, Value::Object(message(b, s)?));
+                let inner = message(b, s, &join(at, &name))?;
+                out.insert(name, Value::Object(inner));
             }
-            (F::RepMsg(s), Wire::Len(b)) => push(&mut out, name, Value::Object(message(b, s)?)),
+            (F::RepMsg(s), Wire::Len(b)) => {
+                let inner = message(b, s, &join(at, &name))?;
+                push(&mut out, name, Value::Object(inner));
+            }
             _ => return Err(ProtoError::Malformed),
         }
     }
     Ok(out)
+}
+
+/// Whether a field holds a zero value: 0, empty, or a message of zero fields.
+fn is_zero(wire: &Wire) -> bool {
+    match wire {
+        Wire::Varint(v) => *v == 0,
+        Wire::Len(b) => Fields(b).all(|(_, f)| f.is_ok_and(|f| is_zero(&f))),
+        Wire::Fixed => false,
+    }
+}
+
+fn join(at: &str, name: &str) -> String {
+    if at.is_empty() {
+        name.to_string()
+    } else {
+        format!("{at}.{name}")
+    }
 }
 
 /// `intstr.IntOrString`: type 1 is the string form, anything else the integer.
@@ -510,8 +607,9 @@ fn int_or_string(b: &[u8]) -> Result<Value, ProtoError> {
     Ok(if is_string { json!(string) } else { json!(int) })
 }
 
-/// RFC 3339 with microseconds, as `metav1.MicroTime` marshals to JSON.
-fn micro_time(b: &[u8]) -> Result<String, ProtoError> {
+/// RFC 3339, as `metav1.MicroTime` (`micro`, with microseconds) or `metav1.Time` marshal to
+/// JSON.
+fn time_of(b: &[u8], micro: bool) -> Result<String, ProtoError> {
     let (mut seconds, mut nanos) = (0i64, 0i64);
     for (num, wire) in Fields(b) {
         match (num, wire?) {
@@ -521,20 +619,64 @@ fn micro_time(b: &[u8]) -> Result<String, ProtoError> {
         }
     }
     let t = time::OffsetDateTime::from_unix_timestamp(seconds).map_err(|_| ProtoError::Malformed)?;
-    Ok(format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+    let seconds = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
         t.year(),
         u8::from(t.month()),
         t.day(),
         t.hour(),
         t.minute(),
         t.second(),
-        nanos / 1000
-    ))
+    );
+    Ok(if micro {
+        format!("{seconds}.{:06}Z", nanos / 1000)
+    } else {
+        format!("{seconds}Z")
+    })
 }
 
 fn push(out: &mut Map<String, Value>, name: String, v: Value) {
     if let Some(list) = out.entry(name).or_insert_with(|| json!([])).as_array_mut() {
         list.push(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A length-delimited field (numbers and lengths below 128).
+    fn len(num: u8, bytes: &[u8]) -> Vec<u8> {
+        let mut out = vec![num << 3 | 2, bytes.len() as u8];
+        out.extend_from_slice(bytes);
+        out
+    }
+
+    fn envelope(kind: &str, raw: &[u8]) -> Vec<u8> {
+        let type_meta = [len(1, b"v1"), len(2, kind.as_bytes())].concat();
+        [b"k8s\0".to_vec(), len(1, &type_meta), len(2, raw)].concat()
+    }
+
+    #[test]
+    fn a_service_accounts_secrets_are_decoded() {
+        let meta = len(1, b"app");
+        let secret = len(3, b"app-config-secret");
+        let raw = [len(1, &meta), len(2, &secret)].concat();
+        let object = decode(&envelope("ServiceAccount", &raw)).expect("decoded");
+        assert_eq!(object["secrets"], json!([{"name": "app-config-secret"}]));
+    }
+
+    #[test]
+    fn a_field_it_cannot_decode_is_refused_unless_it_is_zero() {
+        let meta = len(1, b"app");
+        let empty_status = len(1, b"");
+        let zero = [len(1, &meta), len(9, &empty_status)].concat();
+        assert!(
+            decode(&envelope("ServiceAccount", &zero)).is_ok(),
+            "a zero value is no loss"
+        );
+        let lost = [len(1, &meta), len(9, b"\x0a\x03abc")].concat();
+        let error = decode(&envelope("ServiceAccount", &lost)).expect_err("refused");
+        assert!(error.to_string().contains("field number 9"), "{error}");
     }
 }

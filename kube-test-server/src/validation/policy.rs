@@ -314,14 +314,28 @@ fn resource_quota(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
         ));
     }
     if let Some(old) = old {
-        for field in ["scopes", "scopeSelector"] {
-            if old.get(field) != spec.get(field) {
-                errs.push(FieldError::invalid(
-                    format!("spec.{field}"),
-                    spec.get(field).unwrap_or(&Value::Null),
-                    "field is immutable",
-                ));
-            }
+        // kube-apiserver compares the scopes as sets (ValidateResourceQuotaUpdate): a write
+        // that lists them in another order changes nothing.
+        let set = |v: Option<&Value>| -> std::collections::BTreeSet<String> {
+            v.and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        };
+        if set(old.get("scopes")) != set(spec.get("scopes")) {
+            errs.push(FieldError::invalid(
+                "spec.scopes",
+                spec.get("scopes").unwrap_or(&Value::Null),
+                "field is immutable",
+            ));
+        }
+        if old.get("scopeSelector") != spec.get("scopeSelector") {
+            errs.push(FieldError::invalid(
+                "spec.scopeSelector",
+                spec.get("scopeSelector").unwrap_or(&Value::Null),
+                "field is immutable",
+            ));
         }
     }
     errs
@@ -689,4 +703,22 @@ fn certificate_request(spec: &Value) -> Vec<FieldError> {
         ));
     }
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quotas_scopes_are_compared_as_a_set() {
+        let old = json!({"scopes": ["NotTerminating", "BestEffort"]});
+        let reordered = json!({"scopes": ["BestEffort", "NotTerminating"]});
+        assert!(
+            resource_quota(&reordered, Some(&old)).is_empty(),
+            "the same scopes"
+        );
+        let changed = json!({"scopes": ["BestEffort"]});
+        let errs = resource_quota(&changed, Some(&old));
+        assert_eq!(errs.len(), 1, "{errs:?}");
+    }
 }
