@@ -47,6 +47,7 @@ struct Facts {
     immutable: Vec<&'static str>,
     wait: Option<Wait>,
     deletes_slowly: bool,
+    local_once_ready: bool,
 }
 
 /// The table, by kind.
@@ -97,6 +98,7 @@ fn facts(rows: &[(&'static str, &'static str)]) -> Result<Facts, String> {
         "wait_only_if",
         "wait_done_if_gone",
         "deletes_slowly",
+        "local_once_ready",
     ];
     if let Some((fact, _)) = rows.iter().find(|(f, _)| !known.contains(f)) {
         return Err(format!("unknown fact {fact:?}"));
@@ -135,6 +137,7 @@ fn facts(rows: &[(&'static str, &'static str)]) -> Result<Facts, String> {
             .collect(),
         wait,
         deletes_slowly: flag("deletes_slowly")?.unwrap_or(false),
+        local_once_ready: flag("local_once_ready")?.unwrap_or(false),
     })
 }
 
@@ -212,6 +215,10 @@ impl Behaviour for Kinded {
             .then(|| timeouts::of(resource, "delete", timeouts::DEFAULT))
     }
 
+    fn local_once_ready(&self) -> bool {
+        self.facts.local_once_ready
+    }
+
     fn immutable_paths(&self) -> Vec<AttributePath> {
         self.facts.immutable.iter().map(|p| attribute_path(p)).collect()
     }
@@ -234,7 +241,7 @@ impl Behaviour for Kinded {
         }
     }
 
-    fn read_view(&self, object: &Json, prior: &Value) -> Option<Json> {
+    fn read_view(&self, object: &Json, prior: &Value) -> Option<(Json, Value)> {
         self.special.as_ref()?.read_view(object, prior)
     }
 }

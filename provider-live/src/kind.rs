@@ -87,6 +87,13 @@ pub trait Behaviour: Send + Sync + 'static {
         Ok(None)
     }
 
+    /// Whether the object is deleted once its wait is over and the state alone keeps what it
+    /// gave (a signed certificate), so that a read finding no object keeps the state. Default:
+    /// no.
+    fn local_once_ready(&self) -> bool {
+        false
+    }
+
     /// How long a delete waits for the object to be gone (a namespace deletes its contents
     /// first), from the resource's prior value (`timeouts.delete`). Default: no wait.
     fn delete_wait(&self, _resource: &Value) -> Option<std::time::Duration> {
@@ -99,9 +106,10 @@ pub trait Behaviour: Send + Sync + 'static {
     /// Default: nothing.
     fn complete(&self, _object: &mut Map<String, Json>) {}
 
-    /// The live object as it is read into `prior`'s shape, where the resource's attributes
-    /// stand for the object's fields in another form. Default: `None`, the object as it is.
-    fn read_view(&self, _object: &Json, _prior: &Value) -> Option<Json> {
+    /// The live object as it is read into `prior`'s shape, and the prior to read it against,
+    /// where the resource's attributes stand for the object's fields in another form or the
+    /// prior cannot tell the user's items from the server's. Default: `None`, both as they are.
+    fn read_view(&self, _object: &Json, _prior: &Value) -> Option<(Json, Value)> {
         None
     }
 

@@ -42,5 +42,7 @@ pub mod seen;
 pub mod stop;
 pub mod strategy;
 pub mod timeouts;
+pub mod tolerations;
+pub mod zero_fields;
 
 pub use provider::LiveProvider;

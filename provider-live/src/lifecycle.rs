@@ -28,7 +28,7 @@ use crate::create::{self, Pending};
 use crate::duplicates;
 use crate::guard::{self, Check, GuardError};
 use crate::objects::{self, Manager, Precondition, Target};
-use crate::{strategy, timeouts};
+use crate::{strategy, timeouts, tolerations, zero_fields};
 
 /// Any error as the diagnostics a resource call returns.
 pub fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
@@ -152,6 +152,11 @@ pub async fn guarded_apply(
             name: manager.name,
             force: manager.force && precondition.is_some(),
         };
+        // An update keeps what the live object holds that means the same as the body.
+        let admitted = tolerations::with_admitted(body, live.as_ref());
+        let body = admitted.as_ref().unwrap_or(body);
+        let aligned = zero_fields::aligned(body, live.as_ref());
+        let body = aligned.as_ref().unwrap_or(body);
         // A strategy switch that must first own the block the server defaulted (`strategy`).
         let mut applied = match strategy::bridge(body, live.as_ref()) {
             Some(first) => {
@@ -311,15 +316,26 @@ pub async fn apply(
     }
 }
 
-/// Refreshes the state from the live object (gone: `Null`). Without a `target` (the state
-/// does not name an object) the state stays as it is, unless it is a `generate_name` create
-/// whose outcome was unknown: then the object its token finds is the live object. `manager`
-/// is the field manager whose fields the recorded fingerprint covers.
+/// How a resource refreshes: `manager` is the field manager whose fields the recorded
+/// fingerprint covers; `kept_when_gone`, that an object found gone leaves the state as it is
+/// (a kind whose object is deleted once it gave its result: `Behaviour::local_once_ready`).
+pub struct Refresh<'a> {
+    pub manager: &'a str,
+    pub kept_when_gone: bool,
+}
+
+/// Refreshes the state from the live object (gone: `Null`, unless [`Refresh::kept_when_gone`]).
+/// Without a `target` (the state does not name an object) the state stays as it is, unless it
+/// is a `generate_name` create whose outcome was unknown: then the object its token finds is
+/// the live object.
 pub async fn refresh(
     ctx: &Context,
     conn: &Connection,
     target: Option<&Target>,
-    manager: &str,
+    Refresh {
+        manager,
+        kept_when_gone,
+    }: Refresh<'_>,
     req: ReadRequest,
     state_of: impl Fn(&Json, &Value) -> Value,
 ) -> Result<ReadResponse, Diagnostics> {
@@ -340,6 +356,13 @@ pub async fn refresh(
             });
         }
     };
+    if live.is_none() && kept_when_gone {
+        return Ok(ReadResponse {
+            new_state: req.current_state,
+            private: req.private,
+            ..Default::default()
+        });
+    }
     let new_state = live
         .as_ref()
         .map(|o| state_of(o, &req.current_state))

@@ -603,7 +603,11 @@ impl Resource for Manifest {
             Err(_) => None,
         };
         let manager = manager_of(&req.current_state).to_string();
-        lifecycle::refresh(&self.ctx, conn, target.as_ref(), &manager, req, |o, prior| {
+        let refresh = lifecycle::Refresh {
+            manager: &manager,
+            kept_when_gone: false,
+        };
+        lifecycle::refresh(&self.ctx, conn, target.as_ref(), refresh, req, |o, prior| {
             self.state_of(o, prior, &typed)
         })
         .await

@@ -276,6 +276,17 @@ impl<K: Kind> TypedResource<K> {
             }
         };
         let applied = match self.kind.wait_ready(client, &applied, planned).await {
+            Ok(Some(ready)) if self.kind.local_once_ready() => {
+                // What it gave is in the state; the object is not needed any more (as
+                // hashicorp's, and the cluster's cleaner would delete it within the hour).
+                let target = Target::of(api_resource(info), &ready);
+                if let Some(precondition) = objects::Precondition::of(&ready) {
+                    objects::delete(client, &target, &precondition)
+                        .await
+                        .map_err(diag)?;
+                }
+                ready
+            }
             Ok(ready) => ready.unwrap_or(applied),
             Err(d) => {
                 diagnostics.push(d);
@@ -445,7 +456,12 @@ impl<K: Kind> Resource for TypedResource<K> {
         {
             meta.set("namespace", Value::string("default"));
         }
-        planned.set("estate", estate.map(Value::string).unwrap_or_else(Value::unknown));
+        let estate = match prior {
+            // Its object is gone once it gave its result: there is nothing to stamp.
+            Some(prior) if self.kind.local_once_ready() => prior.get("estate").clone(),
+            _ => estate.map(Value::string).unwrap_or_else(Value::unknown),
+        };
+        planned.set("estate", estate);
         let target = self.target(metadata::of(&planned));
         planned.set(
             "id",
@@ -510,14 +526,13 @@ impl<K: Kind> Resource for TypedResource<K> {
         }
         let conn = self.ctx.connection().map_err(diag)?;
         let target = self.target(metadata::of(&req.current_state));
-        lifecycle::refresh(
-            &self.ctx,
-            conn,
-            target.as_ref(),
-            FIELD_MANAGER,
-            req,
-            |o, prior| self.state_of(o, prior),
-        )
+        let refresh = lifecycle::Refresh {
+            manager: FIELD_MANAGER,
+            kept_when_gone: self.kind.local_once_ready(),
+        };
+        lifecycle::refresh(&self.ctx, conn, target.as_ref(), refresh, req, |o, prior| {
+            self.state_of(o, prior)
+        })
         .await
     }
 

@@ -56,7 +56,8 @@ impl Kind for CatalogKind {
 
     fn from_object(&self, object: &Json, prior: &Value) -> Value {
         let view = self.behaviour.read_view(object, prior);
-        let mut value = spec_convert::read(self.entry.fields(), view.as_ref().unwrap_or(object), prior);
+        let (object, read_prior) = view.as_ref().map_or((object, prior), |(o, p)| (o, p));
+        let mut value = spec_convert::read(self.entry.fields(), object, read_prior);
         if !self.entry.timeouts.is_empty() {
             value.set("timeouts", spec_wait::read_timeouts(prior));
         }
@@ -79,6 +80,10 @@ impl Behaviour for CatalogKind {
         self.behaviour.delete_wait(resource)
     }
 
+    fn local_once_ready(&self) -> bool {
+        self.behaviour.local_once_ready()
+    }
+
     fn immutable_paths(&self) -> Vec<AttributePath> {
         self.behaviour.immutable_paths()
     }
@@ -95,7 +100,7 @@ impl Behaviour for CatalogKind {
         self.behaviour.imported(object, state)
     }
 
-    fn read_view(&self, object: &Json, prior: &Value) -> Option<Json> {
+    fn read_view(&self, object: &Json, prior: &Value) -> Option<(Json, Value)> {
         self.behaviour.read_view(object, prior)
     }
 }

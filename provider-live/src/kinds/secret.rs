@@ -81,7 +81,11 @@ impl Kind for Secret {
 
     fn block(&self) -> Block {
         Block::new(INFO.description)
-            .attribute(Attribute::optional("data", Type::map(Type::String), "A map of the secret data.").sensitive())
+            // Optional and computed, as hashicorp's (resource_kubernetes_secret_v1.go:64): a
+            // Secret the server fills (a service account's token) keeps what it holds.
+            .attribute(
+                Attribute::optional_computed("data", Type::map(Type::String), "A map of the secret data.").sensitive(),
+            )
             .attribute(
                 Attribute::optional(
                     "binary_data",

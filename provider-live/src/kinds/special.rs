@@ -77,16 +77,7 @@ impl Special {
             .pointer_mut("/spec/tolerations")
             .and_then(Json::as_array_mut)
         {
-            tolerations.retain(|t| {
-                let default = t["effect"] == "NoExecute"
-                    && t["operator"] == "Exists"
-                    && t["tolerationSeconds"] == 300
-                    && matches!(
-                        t["key"].as_str(),
-                        Some("node.kubernetes.io/not-ready" | "node.kubernetes.io/unreachable")
-                    );
-                !default
-            });
+            tolerations.retain(|t| !crate::tolerations::is_admission_default(t));
         }
     }
 
@@ -147,9 +138,11 @@ impl Special {
     }
 
     /// See [`crate::kind::Behaviour::read_view`].
-    pub fn read_view(&self, object: &Json, prior: &Value) -> Option<Json> {
-        if !matches!(self, Special::Autoscaler) {
-            return None;
+    pub fn read_view(&self, object: &Json, prior: &Value) -> Option<(Json, Value)> {
+        match self {
+            Special::Pod => return crate::tolerations::users(object, prior),
+            Special::Autoscaler => {}
+            _ => return None,
         }
         let spec = prior.get("spec").elements().first().cloned().unwrap_or_default();
         if spec.get("target_cpu_utilization_percentage").is_null()
@@ -168,7 +161,7 @@ impl Special {
         let live = view.get_mut("spec")?.as_object_mut()?;
         live.remove("metrics");
         live.insert(TARGET_CPU.into(), percent.clone());
-        Some(view)
+        Some((view, prior.clone()))
     }
 }
 
