@@ -38,8 +38,8 @@ resource "kubernetes_secret_v1" "registry" {
       auths = {
         "registry.example.com" = {
           username = "corpus"
-          password = "corpus-token"
-          auth     = base64encode("corpus:corpus-token")
+          password = "registry-token"
+          auth     = base64encode("corpus:registry-token")
         }
       }
     })

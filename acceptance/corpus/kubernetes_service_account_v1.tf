@@ -19,7 +19,7 @@ resource "kubernetes_secret_v1" "pull" {
     ".dockerconfigjson" = jsonencode({
       auths = {
         "registry.example.com" = {
-          auth = base64encode("corpus:corpus-token")
+          auth = base64encode("corpus:registry-token")
         }
       }
     })

@@ -18,6 +18,7 @@ pub mod plugin_process;
 pub mod records_fixtures;
 pub mod requests;
 pub mod scenario;
+pub mod stand_in;
 
 pub use cluster::Cluster;
 pub use engine::{Engine, EngineOutput, PlanSummary};

@@ -143,3 +143,18 @@ pub fn described(object: &Value) -> String {
             .unwrap_or_default()
     )
 }
+
+/// Where kubectl finds an object it printed.
+pub fn target_of(object: &Value) -> Target {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let group = object["apiVersion"]
+        .as_str()
+        .and_then(|v| v.rsplit_once('/'))
+        .map(|(g, _)| g);
+    let meta = &object["metadata"];
+    (
+        group.map_or(kind.to_string(), |g| format!("{kind}.{g}")),
+        meta["namespace"].as_str().map(str::to_string),
+        meta["name"].as_str().unwrap_or_default().to_string(),
+    )
+}

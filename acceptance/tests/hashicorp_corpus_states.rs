@@ -9,15 +9,7 @@
 use std::io::Write;
 
 use acceptance::Cluster;
-use acceptance::migration::replay::{recorded, replay};
-
-/// Recorded types that do not move in yet on some cluster, and why (reported, not failed).
-const KNOWN: &[(&str, &str)] = &[(
-    "kubernetes_resource_quota_v1",
-    "on the test server the stamp's write sends `scopes` (a set) in the state's order, not the \
-     order hashicorp wrote (NotTerminating, BestEffort), and the server refuses it as a change \
-     of an immutable field; the real kube-apiserver accepts it",
-)];
+use acceptance::migration::replay::{Route, recorded, replay};
 
 #[test]
 fn every_state_hashicorps_binary_wrote_for_the_corpus_moves_in_and_plans_empty() {
@@ -35,7 +27,7 @@ fn every_state_hashicorps_binary_wrote_for_the_corpus_moves_in_and_plans_empty()
         let results: Vec<_> = std::thread::scope(|scope| {
             let running: Vec<_> = chunk
                 .iter()
-                .map(|dir| scope.spawn(|| replay(&cluster, dir)))
+                .map(|dir| scope.spawn(|| replay(&cluster, dir, Route::ReplaceProvider)))
                 .collect();
             running
                 .into_iter()
@@ -49,12 +41,9 @@ fn every_state_hashicorps_binary_wrote_for_the_corpus_moves_in_and_plans_empty()
     }
     let mut failures = Vec::new();
     for (name, result) in &outcomes {
-        let known = KNOWN.iter().find(|(t, _)| t == name).map(|(_, why)| *why);
-        match (result, known) {
-            (Ok(()), None) => say(&format!("{name}: moved in, planned empty")),
-            (Ok(()), Some(_)) => say(&format!("{name}: moved in, planned empty (listed in KNOWN)")),
-            (Err(e), Some(why)) => say(&format!("{name}: known: {why} ({})", first_line(e))),
-            (Err(e), None) => failures.push(format!("{name}: {e}")),
+        match result {
+            Ok(()) => say(&format!("{name}: moved in, planned empty")),
+            Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
     let passed = outcomes.iter().filter(|(_, r)| r.is_ok()).count();
@@ -76,10 +65,6 @@ fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
         .cloned()
         .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_else(|| "panicked".into())
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or_default()
 }
 
 /// Prints past the harness's capture.

@@ -2,48 +2,16 @@
 //! to `kubernetes_manifest`, with both providers declared as during a migration: the manifest
 //! comes from the source state's `yaml_body` (in `override_namespace` where set), the first plan
 //! changes nothing but the estate stamp, one apply stamps the objects, and the next plan is
-//! empty. The engine needs the source provider installed to read such a state; a stand-in
-//! (the runtime's example provider under the kubectl providers' addresses) serves as it, since
-//! the move itself is answered by the target provider alone.
+//! empty. A stand-in ([`acceptance::stand_in`]) serves as the kubectl providers.
 
 use std::fs;
-use std::path::Path;
 
 use acceptance::hcl::{ScratchNamespace, quote, unique_name};
-use acceptance::{Cluster, Engine, build, mirror};
+use acceptance::{Cluster, Engine, stand_in};
 use serde_json::{Value, json};
 
 /// The kubectl providers whose states move, with the schema version each writes.
 const SOURCES: [(&str, i64); 2] = [("gavinbunney/kubectl", 1), ("alekc/kubectl", 2)];
-
-/// A CLI configuration: the providers' mirror as usual, and the stand-in for the kubectl
-/// providers under every registry host an engine may name them by.
-fn cli_config(dir: &Path) -> String {
-    let stand_in = dir.join("kubectl");
-    fs::create_dir_all(&stand_in).expect("a folder for the stand-in");
-    let echo = build::binary("echo_provider").expect("the example provider");
-    fs::copy(&echo, stand_in.join("terraform-provider-kubectl")).expect("the stand-in provider");
-    let overrides: Vec<String> = ["registry.terraform.io", "registry.opentofu.org"]
-        .iter()
-        .flat_map(|host| SOURCES.iter().map(move |(source, _)| format!("{host}/{source}")))
-        .map(|address| {
-            format!(
-                "    {} = {}\n",
-                quote(&address),
-                quote(&stand_in.to_string_lossy())
-            )
-        })
-        .collect();
-    let usual = fs::read_to_string(mirror::ensure()).expect("the mirror's CLI configuration");
-    usual.replacen(
-        "provider_installation {\n",
-        &format!(
-            "provider_installation {{\n  dev_overrides {{\n{}  }}\n",
-            overrides.concat()
-        ),
-        1,
-    )
-}
 
 /// A `kubectl_manifest` instance as the kubectl providers store it (the attributes the move
 /// reads, beside some it leaves behind).
@@ -67,8 +35,8 @@ fn kubectl_manifests_move_to_kubernetes_manifest_with_one_stamp() {
     let ns = ns.name.as_str();
     let estate = unique_name("est");
     let dir = tempfile::tempdir().expect("a working folder");
-    let config = dir.path().join("cli.tfrc");
-    fs::write(&config, cli_config(dir.path())).expect("cli.tfrc");
+    let sources: Vec<&str> = SOURCES.iter().map(|(source, _)| *source).collect();
+    let config = stand_in::cli_config(dir.path(), &sources);
     let engine = Engine::new(dir.path()).env("TF_CLI_CONFIG_FILE", &config.to_string_lossy());
 
     let manifest = |name: &str| {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::Stage;
 use crate::corpus::{self, Module};
 use crate::hcl::{quote, state_instances};
-use crate::objects::{Target, kubectl_get, kubectl_per_namespace, kubectl_target};
+use crate::objects::{Target, kubectl_get, kubectl_per_namespace, kubectl_target, target_of};
 use crate::{Cluster, Engine, EngineOutput};
 
 /// The provider binary a side runs.
@@ -238,21 +238,6 @@ fn import(
     assert!(push.success(), "{name}: state push of the applied state:\n{push}");
     fs::remove_file(&backup).expect("the state's backup");
     imported
-}
-
-/// Where kubectl finds an object it printed.
-pub(crate) fn target_of(object: &Value) -> Target {
-    let kind = object["kind"].as_str().unwrap_or_default();
-    let group = object["apiVersion"]
-        .as_str()
-        .and_then(|v| v.rsplit_once('/'))
-        .map(|(g, _)| g);
-    let meta = &object["metadata"];
-    (
-        group.map_or(kind.to_string(), |g| format!("{kind}.{g}")),
-        meta["namespace"].as_str().map(str::to_string),
-        meta["name"].as_str().unwrap_or_default().to_string(),
-    )
 }
 
 /// `show -json` of a plan of the working folder (`Null` when none was written).

@@ -22,9 +22,9 @@ use crate::Cluster;
 use crate::corpus::{self, Module};
 use crate::differential::Provider;
 use crate::differential::Stage;
-use crate::differential::side::{diagnostics, target_of};
+use crate::differential::side::diagnostics;
 use crate::hcl::unique_name;
-use crate::objects::{Target, kubectl_get, kubectl_per_namespace, kubectl_target};
+use crate::objects::{Target, kubectl_get, kubectl_per_namespace, kubectl_target, target_of};
 
 /// What stands for the run's tag in recorded files (`corpus-__RUN__-configmap`).
 pub const PLACEHOLDER: &str = "__RUN__";
@@ -182,12 +182,11 @@ fn write(
         "resources": resources,
         "check_results": null,
     });
-    let mut objects: Vec<Value> = kubectl_get(cluster, targets, false)
+    // An object hashicorp deletes itself (a signing request once signed) is not there.
+    let objects: Vec<Value> = kubectl_get(cluster, targets, true)
         .into_iter()
         .map(cleaned)
         .collect();
-    // Namespaces first: the rest is created in them.
-    objects.sort_by_key(|o| o["kind"] != "Namespace");
     let placeholders = |text: String| text.replace(tag, PLACEHOLDER);
     fs::create_dir_all(dir).expect("the recording's folder");
     let pretty = |v: &Value| serde_json::to_string_pretty(v).expect("JSON") + "\n";
@@ -219,6 +218,18 @@ fn cleaned(mut object: Value) -> Value {
         "selfLink",
     ] {
         meta.remove(key);
+    }
+    // A service account's token is the token controller's to fill in again, for the account
+    // the replay creates (it deletes a token secret naming another account's uid).
+    if kind == "Secret" && map.get("type") == Some(&json!("kubernetes.io/service-account-token")) {
+        map.remove("data");
+        if let Some(annotations) = map
+            .get_mut("metadata")
+            .and_then(|m| m.get_mut("annotations"))
+            .and_then(Value::as_object_mut)
+        {
+            annotations.remove("kubernetes.io/service-account.uid");
+        }
     }
     let spec = map.get_mut("spec").and_then(Value::as_object_mut);
     match (kind.as_str(), spec) {

@@ -1,6 +1,6 @@
 //! Replaying one recording of [`super::record`] (`fixtures/hashicorp-3.2.1/corpus/<type>/`):
 //! its objects created as hashicorp's apply created them, under a tag of this run; its state,
-//! given their uids and resource versions; `replace-provider`; a first plan that only stamps
+//! given their uids and resource versions; the move ([`Route`]); a first plan that only stamps
 //! the estate label; one apply; every object labelled; an empty plan.
 
 use std::fs;
@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::record::PLACEHOLDER;
-use super::{create_as, fixtures, try_move_in, with_live_uids};
+use super::{create_as, first_plan, fixtures, try_move_in, with_live_uids};
 use crate::Cluster;
 use crate::hcl::{LiveDir, unique_name};
-use crate::objects::{Target, kubectl_target};
+use crate::objects::{Target, kubectl_target, target_of};
 
 /// The recorded types: the folders of `fixtures/hashicorp-3.2.1/corpus/`, in name order.
 pub fn recorded() -> Vec<PathBuf> {
@@ -26,19 +26,42 @@ pub fn recorded() -> Vec<PathBuf> {
     found
 }
 
-/// Moves the recording in `dir` in on `cluster`; says what went wrong otherwise.
-pub fn replay(cluster: &Cluster, dir: &Path) -> Result<(), String> {
+/// How a state moves from hashicorp/kubernetes to choudoufu/live.
+#[derive(Clone, Copy, Debug)]
+pub enum Route {
+    /// The whole state at once: `terraform state replace-provider`.
+    ReplaceProvider,
+    /// One resource at a time, both providers declared: each resource of the state (hashicorp's)
+    /// `moved` to one of choudoufu/live's (`provider = live`).
+    Moved,
+}
+
+/// Moves the recording in `dir` in on `cluster` by `route`; says what went wrong otherwise.
+pub fn replay(cluster: &Cluster, dir: &Path, route: Route) -> Result<(), String> {
     let run = unique_name("r").replace('-', "");
     let read = |name: &str| {
         fs::read_to_string(dir.join(name))
             .unwrap_or_else(|e| panic!("{}/{name}: {e}", dir.display()))
             .replace(PLACEHOLDER, &run)
     };
-    let objects: Vec<Value> = serde_json::from_str(&read("objects.json")).expect("objects.json");
+    let mut objects: Vec<Value> = serde_json::from_str(&read("objects.json")).expect("objects.json");
+    // Namespaces first, then service accounts: the token controller deletes a token Secret
+    // whose account it cannot find.
+    objects.sort_by_key(|o| match o["kind"].as_str() {
+        Some("Namespace") => 0,
+        Some("ServiceAccount") => 1,
+        _ => 2,
+    });
     let recorded: Value = serde_json::from_str(&read("terraform.tfstate")).expect("the state");
     let estate = unique_name("est");
-    let work = LiveDir::new(&estate, cluster.kubeconfig());
-    work.write(&read("main.tf"));
+    let work = match route {
+        Route::ReplaceProvider => {
+            let work = LiveDir::new(&estate, cluster.kubeconfig());
+            work.write(&read("main.tf"));
+            work
+        }
+        Route::Moved => moved_to_live(cluster, &estate, &read("main.tf"), &recorded),
+    };
 
     let targets: Vec<Target> = recorded["resources"]
         .as_array()
@@ -59,13 +82,19 @@ pub fn replay(cluster: &Cluster, dir: &Path) -> Result<(), String> {
     let state = with_live_uids(cluster, &recorded);
     fs::write(work.path().join("terraform.tfstate"), state.to_string()).expect("terraform.tfstate");
 
-    try_move_in(&work, targets.len())?;
+    // What the stamp labels: the objects there are (hashicorp deletes a signing request once
+    // signed, and its state alone keeps the certificate).
+    let stamped: Vec<Target> = objects.iter().map(target_of).collect();
+    match route {
+        Route::ReplaceProvider => try_move_in(&work, stamped.len())?,
+        Route::Moved => first_plan(&work, stamped.len())?,
+    }
     let apply = work.apply();
     if !apply.success() {
         return Err(format!("the stamp's apply failed:\n{apply}"));
     }
     let mut unlabelled = Vec::new();
-    for (kind, ns, name) in &targets {
+    for (kind, ns, name) in &stamped {
         let mut args = vec![kind.as_str(), name.as_str()];
         if let Some(ns) = ns {
             args.extend(["-n", ns.as_str()]);
@@ -83,6 +112,33 @@ pub fn replay(cluster: &Cluster, dir: &Path) -> Result<(), String> {
         return Err(format!("the plan after the stamp is not empty:\n{again}"));
     }
     Ok(())
+}
+
+/// A folder where each resource of `state` (hashicorp's, in the root module) is `moved` to a
+/// resource of choudoufu/live: `body` with every resource renamed `<name>_live` and given
+/// `provider = live`, and the references between them renamed too.
+fn moved_to_live(cluster: &Cluster, estate: &str, body: &str, state: &Value) -> LiveDir {
+    let work = LiveDir::beside_hashicorp(estate, cluster.kubeconfig());
+    let mut body = body.to_string();
+    let mut moves = String::new();
+    for resource in state["resources"].as_array().expect("resources") {
+        let (type_name, name) = (
+            resource["type"].as_str().unwrap_or_default(),
+            resource["name"].as_str().unwrap_or_default(),
+        );
+        body = body
+            .replace(
+                &format!("resource \"{type_name}\" \"{name}\" {{\n"),
+                &format!("resource \"{type_name}\" \"{name}_live\" {{\n  provider = live\n"),
+            )
+            .replace(
+                &format!("{type_name}.{name}."),
+                &format!("{type_name}.{name}_live."),
+            );
+        moves += &format!("moved {{\n  from = {type_name}.{name}\n  to   = {type_name}.{name}_live\n}}\n\n");
+    }
+    work.write(&format!("{body}\n{moves}"));
+    work
 }
 
 /// Deletes the objects of a replay (without waiting), however it ends.
