@@ -116,6 +116,14 @@ pub fn write_modules_of(
 }
 
 /// One corpus file as a module of the corpus configuration.
+/// Types whose object the state outlives (`local_once_ready` in provider-live's behaviour table,
+/// as hashicorp's "logical resource"): a signing request is deleted once signed, and a refresh
+/// that finds none keeps the state, so deleting it behind the engine's back plans nothing.
+pub const STATE_OUTLIVES_OBJECT: [&str; 2] = [
+    "kubernetes_certificate_signing_request",
+    "kubernetes_certificate_signing_request_v1",
+];
+
 pub struct Module {
     /// The resource type the file shows, e.g. `kubernetes_stateful_set_v1`.
     pub type_name: String,

@@ -99,6 +99,41 @@ pub fn create_config_maps(
     }
 }
 
+/// Wall time and CPU time of one engine run.
+#[derive(Clone, Copy)]
+pub struct Timing {
+    pub wall_s: f64,
+    /// User + system CPU of the engine and every process it waited for (the providers).
+    pub cpu_s: f64,
+}
+
+/// Runs `args` in `engine`'s folder, timed; an error unless it exits with 0 (for a plan with
+/// `-detailed-exitcode`: nothing to change). The CPU time is what this program's children
+/// spent meanwhile: the engine and, waited for by it, its provider processes.
+pub fn timed(engine: &acceptance::Engine, args: &[&str], what: &str) -> Result<Timing, String> {
+    let cpu_before = children_cpu_s();
+    let start = std::time::Instant::now();
+    let out = engine.run(args);
+    let wall_s = start.elapsed().as_secs_f64();
+    if out.code != 0 {
+        return Err(format!("{what} failed:\n{out}"));
+    }
+    Ok(Timing {
+        wall_s,
+        cpu_s: children_cpu_s() - cpu_before,
+    })
+}
+
+/// User + system CPU of every child process this program has waited for so far.
+pub fn children_cpu_s() -> f64 {
+    // SAFETY: rusage is plain data, which getrusage fills.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a rusage for the call.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 /// A progress line on stderr, with the seconds since `start`.
 pub fn step(start: std::time::Instant, what: &str) {
     eprintln!("[{:>7.1} s] {what}", start.elapsed().as_secs_f64());

@@ -66,15 +66,20 @@ pub struct ProviderMeter {
 }
 
 impl ProviderMeter {
-    /// Meters provider `type_name`, whose real binary is `real` (the release build's, the same
-    /// bytes `init` installs from the mirror).
+    /// Meters provider `choudoufu/<type_name>`, whose real binary is `real` (the release
+    /// build's, the same bytes `init` installs from the mirror).
     pub fn new(type_name: &str, real: &Path) -> Result<ProviderMeter, String> {
+        ProviderMeter::of_source(&format!("{}/{type_name}", provider_mirror::NAMESPACE), real)
+    }
+
+    /// Meters the provider of short address `source` (`namespace/type`: each engine reads it
+    /// under its own default registry host), whose real binary is `real`.
+    pub fn of_source(source: &str, real: &Path) -> Result<ProviderMeter, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("a folder for the meter: {e}"))?;
         let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
+        let type_name = source.rsplit('/').next().unwrap_or(source);
         let stand_in = dir.path().join(format!("terraform-provider-{type_name}"));
         symlink(&me, &stand_in).map_err(|e| format!("{}: {e}", stand_in.display()))?;
-        // The short address: each engine reads it under its own default registry host.
-        let source = format!("{}/{type_name}", provider_mirror::NAMESPACE);
         let config = format!(
             "provider_installation {{\n  dev_overrides {{\n    \"{source}\" = \"{}\"\n  }}\n  direct {{}}\n}}\n",
             dir.path().display()

@@ -63,6 +63,9 @@ pub async fn plan_guard(
         .get(&conn.client, target, &conn.estate)
         .await
         .map_err(diag)?;
+    // An object on its way out is no object to adopt: a create waits until it is gone (the
+    // replacement's create, planned again at apply while the old Pod terminates).
+    let live = live.filter(|o| !(check.creating && being_deleted(o)));
     admit(check, live.as_ref(), seen, &mut response.diagnostics)?;
     // An object in state without the label (another provider's state, an import) gets it now.
     if !check.creating

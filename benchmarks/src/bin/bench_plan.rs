@@ -39,7 +39,7 @@ use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
 use acceptance::records_fixtures::ESTATE_LABEL;
 use acceptance::requests::RequestCounts;
 use acceptance::{Cluster, Engine, paths, scenario};
-use estate_bench::bench::{self, median, step, verbs};
+use estate_bench::bench::{self, median, step, timed, verbs};
 use estate_bench::provider_meter::{self, PhaseUsage, ProviderMeter};
 
 const DEFAULT_SIZES: [usize; 2] = [100, 1000];
@@ -156,41 +156,6 @@ impl Side {
             Side::Plugin => "plugin",
         }
     }
-}
-
-/// Wall time and CPU time of one engine run.
-#[derive(Clone, Copy)]
-struct Timing {
-    wall_s: f64,
-    /// User + system CPU of the engine and every process it waited for (the providers).
-    cpu_s: f64,
-}
-
-/// Runs `args` in `engine`'s folder, timed; an error unless it exits with 0 (for a plan with
-/// `-detailed-exitcode`: nothing to change). The CPU time is what this program's children
-/// spent meanwhile: the engine and, waited for by it, its provider processes.
-fn timed(engine: &Engine, args: &[&str], what: &str) -> Result<Timing, String> {
-    let cpu_before = children_cpu_s();
-    let start = Instant::now();
-    let out = engine.run(args);
-    let wall_s = start.elapsed().as_secs_f64();
-    if out.code != 0 {
-        return Err(format!("{what} failed:\n{out}"));
-    }
-    Ok(Timing {
-        wall_s,
-        cpu_s: children_cpu_s() - cpu_before,
-    })
-}
-
-/// User + system CPU of every child process this program has waited for so far.
-fn children_cpu_s() -> f64 {
-    // SAFETY: rusage is plain data, which getrusage fills.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid pointer to a rusage for the call.
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 const APPLY: [&str; 3] = ["apply", "-auto-approve", "-input=false"];

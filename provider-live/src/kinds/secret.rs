@@ -337,6 +337,33 @@ fn without_write_only(mut value: Value) -> Value {
     value
 }
 
+/// `proposed` whose `data`, which the configuration leaves out and the prior keeps (it is
+/// computed), no longer holds the keys `binary_data` now names: an import read them as text.
+/// With none left it is null, as a create leaves it.
+fn kept_data(mut proposed: Value, config: &Value) -> Value {
+    if !config.get("data").is_null() {
+        return proposed;
+    }
+    let binary = proposed.get("binary_data").entries().cloned().unwrap_or_default();
+    if let Some(data) = proposed.get("data").entries().filter(|_| !binary.is_empty()) {
+        let kept: std::collections::BTreeMap<String, Value> = data
+            .iter()
+            .filter(|(k, _)| !binary.contains_key(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        // None left: as a create leaves it, null.
+        proposed.set(
+            "data",
+            if kept.is_empty() {
+                Value::Null
+            } else {
+                Value::Map(kept)
+            },
+        );
+    }
+    proposed
+}
+
 /// A planned value with the write-only values of `config`, for the write to send them.
 fn with_write_only(mut planned: Value, config: &Value) -> Value {
     if !planned.is_null() {
@@ -429,7 +456,7 @@ impl Resource for SecretResource {
     }
 
     async fn plan(&self, mut req: PlanRequest) -> Result<PlanResponse, Diagnostics> {
-        req.proposed_new_state = without_write_only(req.proposed_new_state);
+        req.proposed_new_state = kept_data(without_write_only(req.proposed_new_state), &req.config);
         let mut response = self.typed.plan(req).await?;
         response.planned_state = without_write_only(response.planned_state);
         Ok(response)
@@ -523,6 +550,17 @@ mod tests {
             json!({"data": {"user": "YWRtaW4=", "bin": "AAE="}, "type": "Opaque"})
         );
         assert_eq!(Secret.from_object(&object, &v), v);
+    }
+
+    #[test]
+    fn data_kept_from_the_prior_leaves_the_keys_binary_data_names() {
+        let proposed = value(
+            Value::string_map([("a", "x"), ("k", "y")]),
+            Value::string_map([("k", "eQ==")]),
+        );
+        let config = value(Value::Null, Value::string_map([("k", "eQ==")]));
+        let planned = kept_data(proposed, &config);
+        assert_eq!(planned.get("data"), &Value::string_map([("a", "x")]));
     }
 
     #[test]
