@@ -345,7 +345,11 @@ fn kept_data(mut proposed: Value, config: &Value) -> Value {
         return proposed;
     }
     let binary = proposed.get("binary_data").entries().cloned().unwrap_or_default();
-    if let Some(data) = proposed.get("data").entries().filter(|_| !binary.is_empty()) {
+    if let Some(data) = proposed
+        .get("data")
+        .entries()
+        .filter(|d| d.keys().any(|k| binary.contains_key(k)))
+    {
         let kept: std::collections::BTreeMap<String, Value> = data
             .iter()
             .filter(|(k, _)| !binary.contains_key(*k))
@@ -561,6 +565,15 @@ mod tests {
         let config = value(Value::Null, Value::string_map([("k", "eQ==")]));
         let planned = kept_data(proposed, &config);
         assert_eq!(planned.get("data"), &Value::string_map([("a", "x")]));
+        let empty = value(
+            Value::string_map::<[(&str, &str); 0], _, _>([]),
+            Value::string_map([("k", "eQ==")]),
+        );
+        assert_eq!(
+            kept_data(empty.clone(), &config),
+            empty,
+            "hashicorp's empty data stays"
+        );
     }
 
     #[test]
