@@ -115,7 +115,6 @@ pub fn write_modules_of(
     main
 }
 
-/// One corpus file as a module of the corpus configuration.
 /// Types whose object the state outlives (`local_once_ready` in provider-live's behaviour table,
 /// as hashicorp's "logical resource"): a signing request is deleted once signed, and a refresh
 /// that finds none keeps the state, so deleting it behind the engine's back plans nothing.
@@ -124,6 +123,7 @@ pub const STATE_OUTLIVES_OBJECT: [&str; 2] = [
     "kubernetes_certificate_signing_request_v1",
 ];
 
+/// One corpus file as a module of the corpus configuration.
 pub struct Module {
     /// The resource type the file shows, e.g. `kubernetes_stateful_set_v1`.
     pub type_name: String,

@@ -65,8 +65,14 @@ pub fn create_as(cluster: &Cluster, dir: &Path, objects: &[Value], manager: &str
 /// object's.
 pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
     let mut text = state.to_string();
+    // (resource index, instance index, the live resource version)
     let mut versions = Vec::new();
-    for resource in state["resources"].as_array().expect("resources") {
+    for (r, resource) in state["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .enumerate()
+    {
         assert_eq!(resource["provider"], format!("provider[\"{HASHICORP}\"]"));
         let type_name = resource["type"].as_str().expect("a type");
         for (i, instance) in resource["instances"].as_array().into_iter().flatten().enumerate() {
@@ -95,23 +101,14 @@ pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
             {
                 text = text.replace(old, new);
             }
-            versions.push((
-                resource["name"].clone(),
-                type_name.to_string(),
-                i,
-                live["metadata"]["resourceVersion"].clone(),
-            ));
+            versions.push((r, i, live["metadata"]["resourceVersion"].clone()));
         }
     }
     let mut state: Value = serde_json::from_str(&text).expect("the state is still JSON");
-    for resource in state["resources"].as_array_mut().expect("resources") {
-        for (name, type_name, i, version) in &versions {
-            if &resource["name"] == name && resource["type"] == type_name.as_str() {
-                let attributes = &mut resource["instances"][*i]["attributes"];
-                if let Some(meta) = metadata_mut(attributes) {
-                    meta["resource_version"] = version.clone();
-                }
-            }
+    for (r, i, version) in versions {
+        let attributes = &mut state["resources"][r]["instances"][i]["attributes"];
+        if let Some(meta) = metadata_mut(attributes) {
+            meta["resource_version"] = version;
         }
     }
     state

@@ -3,6 +3,7 @@
 //! given their uids and resource versions; the move ([`Route`]); a first plan that only stamps
 //! the estate label; one apply; every object labelled; an empty plan.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -10,9 +11,9 @@ use serde_json::Value;
 
 use super::record::PLACEHOLDER;
 use super::{create_as, first_plan, fixtures, try_move_in, with_live_uids};
-use crate::Cluster;
 use crate::hcl::{LiveDir, unique_name};
-use crate::objects::{Target, kubectl_target, target_of};
+use crate::objects::{Target, described, kubectl_get, kubectl_target, target_of};
+use crate::{Cluster, corpus};
 
 /// The recorded types: the folders of `fixtures/hashicorp-3.2.1/corpus/`, in name order.
 pub fn recorded() -> Vec<PathBuf> {
@@ -36,34 +37,42 @@ pub enum Route {
     Moved,
 }
 
-/// Moves the recording in `dir` in on `cluster` by `route`; says what went wrong otherwise.
-pub fn replay(cluster: &Cluster, dir: &Path, route: Route) -> Result<(), String> {
-    let run = unique_name("r").replace('-', "");
-    let read = |name: &str| {
-        fs::read_to_string(dir.join(name))
-            .unwrap_or_else(|e| panic!("{}/{name}: {e}", dir.display()))
-            .replace(PLACEHOLDER, &run)
-    };
-    let mut objects: Vec<Value> = serde_json::from_str(&read("objects.json")).expect("objects.json");
-    // Namespaces first, then service accounts: the token controller deletes a token Secret
-    // whose account it cannot find.
-    objects.sort_by_key(|o| match o["kind"].as_str() {
-        Some("Namespace") => 0,
-        Some("ServiceAccount") => 1,
-        _ => 2,
-    });
-    let recorded: Value = serde_json::from_str(&read("terraform.tfstate")).expect("the state");
-    let estate = unique_name("est");
-    let work = match route {
-        Route::ReplaceProvider => {
-            let work = LiveDir::new(&estate, cluster.kubeconfig());
-            work.write(&read("main.tf"));
-            work
-        }
-        Route::Moved => moved_to_live(cluster, &estate, &read("main.tf"), &recorded),
-    };
+/// One recording, read under a run's tag.
+struct Recording {
+    /// The recorded type, the folder's name.
+    name: String,
+    /// The objects, namespaces first, then service accounts (the token controller deletes a
+    /// token Secret whose account it cannot find).
+    objects: Vec<Value>,
+    state: Value,
+    body: String,
+}
 
-    let targets: Vec<Target> = recorded["resources"]
+impl Recording {
+    fn read(dir: &Path, run: &str) -> Recording {
+        let read = |name: &str| {
+            fs::read_to_string(dir.join(name))
+                .unwrap_or_else(|e| panic!("{}/{name}: {e}", dir.display()))
+                .replace(PLACEHOLDER, run)
+        };
+        let mut objects: Vec<Value> = serde_json::from_str(&read("objects.json")).expect("objects.json");
+        objects.sort_by_key(|o| match o["kind"].as_str() {
+            Some("Namespace") => 0,
+            Some("ServiceAccount") => 1,
+            _ => 2,
+        });
+        Recording {
+            name: dir.file_name().expect("a type").to_string_lossy().into_owned(),
+            objects,
+            state: serde_json::from_str(&read("terraform.tfstate")).expect("the state"),
+            body: read("main.tf"),
+        }
+    }
+}
+
+/// Where the objects of `state`'s resources live.
+fn targets_of(state: &Value) -> Vec<Target> {
+    state["resources"]
         .as_array()
         .expect("resources")
         .iter()
@@ -76,34 +85,115 @@ pub fn replay(cluster: &Cluster, dir: &Path, route: Route) -> Result<(), String>
                 .map(move |i| kubectl_target(&type_name, &i["attributes"]))
                 .collect::<Vec<_>>()
         })
+        .collect()
+}
+
+/// Moves the recording in `dir` in on `cluster` by `route`; says what went wrong otherwise.
+pub fn replay(cluster: &Cluster, dir: &Path, route: Route) -> Result<(), String> {
+    let recording = Recording::read(dir, &unique_name("r").replace('-', ""));
+    let estate = unique_name("est");
+    let work = match route {
+        Route::ReplaceProvider => {
+            let work = LiveDir::new(&estate, cluster.kubeconfig());
+            work.write(&recording.body);
+            work
+        }
+        Route::Moved => moved_to_live(cluster, &estate, &recording.body, &recording.state),
+    };
+    move_in(
+        cluster,
+        &work,
+        &estate,
+        route,
+        &recording.objects,
+        &recording.state,
+    )
+}
+
+/// Moves every recording of `dirs` in at once, each a module of one configuration with one
+/// state (`replace-provider`): what a replay of each checks, with one engine run per step for
+/// all of them.
+pub fn replay_all(cluster: &Cluster, dirs: &[PathBuf]) -> Result<(), String> {
+    let run = unique_name("r").replace('-', "");
+    let recordings: Vec<Recording> = dirs.iter().map(|d| Recording::read(d, &run)).collect();
+    let estate = unique_name("est");
+    let work = LiveDir::new(&estate, cluster.kubeconfig());
+    let modules: Vec<(&str, &str, String)> = recordings
+        .iter()
+        .map(|r| (r.name.as_str(), r.body.as_str(), String::new()))
         .collect();
+    work.write(&corpus::write_modules(work.path(), "", &modules));
+    let init = work.engine().init();
+    if !init.success() {
+        return Err(format!("init with the modules failed:\n{init}"));
+    }
+    let first = &recordings.first().ok_or("no recordings")?.state;
+    let resources: Vec<Value> = recordings
+        .iter()
+        .flat_map(|r| {
+            let module = format!("module.{}", r.name);
+            r.state["resources"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |mut resource| {
+                    resource["module"] = Value::from(module.clone());
+                    resource
+                })
+        })
+        .collect();
+    let state = serde_json::json!({
+        "version": first["version"],
+        "terraform_version": first["terraform_version"],
+        "serial": 1,
+        "lineage": first["lineage"],
+        "outputs": {},
+        "resources": resources,
+        "check_results": null,
+    });
+    let mut objects: Vec<Value> = recordings.into_iter().flat_map(|r| r.objects).collect();
+    objects.sort_by_key(|o| match o["kind"].as_str() {
+        Some("Namespace") => 0,
+        Some("ServiceAccount") => 1,
+        _ => 2,
+    });
+    move_in(cluster, &work, &estate, Route::ReplaceProvider, &objects, &state)
+}
+
+/// The replay's steps in `work`: `objects` created as hashicorp's apply created them, `state`
+/// given their uids, the move by `route`, the first plan, the stamp, every object labelled, an
+/// empty plan.
+fn move_in(
+    cluster: &Cluster,
+    work: &LiveDir,
+    estate: &str,
+    route: Route,
+    objects: &[Value],
+    state: &Value,
+) -> Result<(), String> {
+    let targets = targets_of(state);
     let _cleanup = Cleanup(cluster, &targets);
-    create_as(cluster, work.path(), &objects, "HashiCorp")?;
-    let state = with_live_uids(cluster, &recorded);
+    create_as(cluster, work.path(), objects, "HashiCorp")?;
+    let state = with_live_uids(cluster, state);
     fs::write(work.path().join("terraform.tfstate"), state.to_string()).expect("terraform.tfstate");
 
     // What the stamp labels: the objects there are (hashicorp deletes a signing request once
     // signed, and its state alone keeps the certificate).
     let stamped: Vec<Target> = objects.iter().map(target_of).collect();
     match route {
-        Route::ReplaceProvider => try_move_in(&work, stamped.len())?,
-        Route::Moved => first_plan(&work, stamped.len())?,
+        Route::ReplaceProvider => try_move_in(work, stamped.len())?,
+        Route::Moved => first_plan(work, stamped.len())?,
     }
     let apply = work.apply();
     if !apply.success() {
         return Err(format!("the stamp's apply failed:\n{apply}"));
     }
-    let mut unlabelled = Vec::new();
-    for (kind, ns, name) in &stamped {
-        let mut args = vec![kind.as_str(), name.as_str()];
-        if let Some(ns) = ns {
-            args.extend(["-n", ns.as_str()]);
-        }
-        let live = cluster.get_json(&args);
-        if live["metadata"]["labels"]["tofu-estate"] != estate.as_str() {
-            unlabelled.push(format!("{kind}/{name}"));
-        }
-    }
+    let unlabelled: Vec<String> = kubectl_get(cluster, &stamped, false)
+        .iter()
+        .filter(|live| live["metadata"]["labels"]["tofu-estate"] != estate)
+        .map(described)
+        .collect();
     if !unlabelled.is_empty() {
         return Err(format!("not labelled after the stamp: {unlabelled:?}"));
     }
@@ -141,22 +231,26 @@ fn moved_to_live(cluster: &Cluster, estate: &str, body: &str, state: &Value) -> 
     work
 }
 
-/// Deletes the objects of a replay (without waiting), however it ends.
+/// Deletes the objects of a replay (without waiting), however it ends: one kubectl call per
+/// namespace.
 struct Cleanup<'a>(&'a Cluster, &'a [Target]);
 
 impl Drop for Cleanup<'_> {
     fn drop(&mut self) {
+        let mut by_namespace: BTreeMap<Option<&str>, Vec<String>> = BTreeMap::new();
         for (kind, ns, name) in self.1 {
-            let mut args = vec![
-                "delete",
-                kind.as_str(),
-                name.as_str(),
-                "--wait=false",
-                "--ignore-not-found",
-            ];
+            by_namespace
+                .entry(ns.as_deref())
+                .or_default()
+                .push(format!("{kind}/{name}"));
+        }
+        for (ns, names) in by_namespace {
+            let mut args = vec!["delete", "--wait=false", "--ignore-not-found"];
+            args.extend(names.iter().map(String::as_str));
             if let Some(ns) = ns {
-                args.extend(["-n", ns.as_str()]);
+                args.extend(["-n", ns]);
             }
+            // Best effort: a failure here must not hide the replay's own outcome.
             let _ = self.0.kubectl(&args);
         }
     }

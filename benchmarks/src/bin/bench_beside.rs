@@ -162,11 +162,12 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
+/// Ours over hashicorp's: `0.38`, or `1/400` where ours is a small fraction.
 fn ratio(ours: f64, theirs: f64) -> String {
-    if theirs > 0.0 {
-        format!("{:.2}", ours / theirs)
-    } else {
-        "-".into()
+    match ours / theirs {
+        r if !r.is_finite() => "-".into(),
+        r if r > 0.0 && r < 0.1 => format!("1/{:.0}", theirs / ours),
+        r => format!("{r:.2}"),
     }
 }
 
