@@ -9,6 +9,7 @@
 pub mod record;
 pub mod replay;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,7 @@ use serde_json::Value;
 
 use crate::Cluster;
 use crate::hcl::LiveDir;
-use crate::objects::kubectl_target;
+use crate::objects::{Target, kubectl_get, kubectl_kind, kubectl_target};
 
 pub const HASHICORP: &str = "registry.terraform.io/hashicorp/kubernetes";
 pub const LIVE: &str = "registry.terraform.io/choudoufu/live";
@@ -64,9 +65,9 @@ pub fn create_as(cluster: &Cluster, dir: &Path, objects: &[Value], manager: &str
 /// appears (a Job's selector holds it too), becomes its object's, and its resource version the
 /// object's.
 pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
-    let mut text = state.to_string();
-    // (resource index, instance index, the live resource version)
-    let mut versions = Vec::new();
+    // Every object in one kubectl call per namespace; an object hashicorp deleted itself (a
+    // signing request once signed) is not there.
+    let mut instances = Vec::new();
     for (r, resource) in state["resources"]
         .as_array()
         .expect("resources")
@@ -77,32 +78,40 @@ pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
         let type_name = resource["type"].as_str().expect("a type");
         for (i, instance) in resource["instances"].as_array().into_iter().flatten().enumerate() {
             let attributes = &instance["attributes"];
-            let (kind, ns, name) = kubectl_target(type_name, attributes);
-            let mut args = vec![
-                "get",
-                kind.as_str(),
-                name.as_str(),
-                "-o",
-                "json",
-                "--ignore-not-found",
-            ];
-            if let Some(ns) = &ns {
-                args.extend(["-n", ns.as_str()]);
-            }
-            // None: an object hashicorp deleted itself (a signing request once signed).
-            let out = cluster.kubectl_ok(&args);
-            if out.stdout.trim().is_empty() {
-                continue;
-            }
-            let live: Value = serde_json::from_str(&out.stdout).expect("kubectl printed JSON");
-            let old = metadata(attributes)["uid"].as_str().unwrap_or_default();
-            if let Some(new) = live["metadata"]["uid"].as_str()
-                && !old.is_empty()
-            {
-                text = text.replace(old, new);
-            }
-            versions.push((r, i, live["metadata"]["resourceVersion"].clone()));
+            let target = kubectl_target(type_name, attributes);
+            let key = (
+                target.1.clone(),
+                target.2.clone(),
+                kubectl_kind(type_name, attributes),
+            );
+            instances.push((r, i, target, key));
         }
+    }
+    let targets: Vec<Target> = instances.iter().map(|(_, _, t, _)| t.clone()).collect();
+    let live: BTreeMap<(Option<String>, String, String), Value> = kubectl_get(cluster, &targets, true)
+        .into_iter()
+        .map(|o| {
+            let meta = &o["metadata"];
+            let key = (
+                meta["namespace"].as_str().map(str::to_string),
+                meta["name"].as_str().unwrap_or_default().to_string(),
+                o["kind"].as_str().unwrap_or_default().to_string(),
+            );
+            (key, o)
+        })
+        .collect();
+    let mut text = state.to_string();
+    let mut versions = Vec::new();
+    for (r, i, _, key) in &instances {
+        let Some(object) = live.get(key) else { continue };
+        let attributes = &state["resources"][*r]["instances"][*i]["attributes"];
+        let old = metadata(attributes)["uid"].as_str().unwrap_or_default();
+        if let Some(new) = object["metadata"]["uid"].as_str()
+            && !old.is_empty()
+        {
+            text = text.replace(old, new);
+        }
+        versions.push((*r, *i, object["metadata"]["resourceVersion"].clone()));
     }
     let mut state: Value = serde_json::from_str(&text).expect("the state is still JSON");
     for (r, i, version) in versions {

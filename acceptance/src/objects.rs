@@ -43,24 +43,7 @@ pub fn kubectl_target(type_name: &str, values: &Value) -> Target {
             text("/metadata/name").unwrap_or_default(),
         );
     }
-    let entry = provider_live::catalog::entries()
-        .iter()
-        .find(|e| e.info.type_name == type_name || e.info.aliases.contains(&type_name));
-    let (plural, group, namespaced) = match entry {
-        Some(e) => {
-            let group = e.info.api_version.rsplit_once('/').map_or("", |(g, _)| g);
-            (e.info.plural, group, e.info.namespaced)
-        }
-        None => match type_name.trim_end_matches("_v1") {
-            "kubernetes_namespace" => ("namespaces", "", false),
-            "kubernetes_config_map" => ("configmaps", "", true),
-            "kubernetes_secret" => ("secrets", "", true),
-            "kubernetes_service_account" | "kubernetes_default_service_account" => {
-                ("serviceaccounts", "", true)
-            }
-            other => panic!("no Kubernetes resource known for {other}"),
-        },
-    };
+    let (plural, group, namespaced, _) = kind_of_type(type_name);
     let meta = match &values["metadata"] {
         Value::Array(items) => items.first().cloned().unwrap_or_default(),
         other => other.clone(),
@@ -76,6 +59,38 @@ pub fn kubectl_target(type_name: &str, values: &Value) -> Target {
         namespace,
         meta["name"].as_str().unwrap_or_default().to_string(),
     )
+}
+
+/// The kubectl resource (`deployments`), API group, scope and kind (`Deployment`) of a typed
+/// resource of `type_name`.
+fn kind_of_type(type_name: &str) -> (&'static str, &'static str, bool, &'static str) {
+    let entry = provider_live::catalog::entries()
+        .iter()
+        .find(|e| e.info.type_name == type_name || e.info.aliases.contains(&type_name));
+    match entry {
+        Some(e) => {
+            let group = e.info.api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            (e.info.plural, group, e.info.namespaced, e.info.kind)
+        }
+        None => match type_name.trim_end_matches("_v1") {
+            "kubernetes_namespace" => ("namespaces", "", false, "Namespace"),
+            "kubernetes_config_map" => ("configmaps", "", true, "ConfigMap"),
+            "kubernetes_secret" => ("secrets", "", true, "Secret"),
+            "kubernetes_service_account" | "kubernetes_default_service_account" => {
+                ("serviceaccounts", "", true, "ServiceAccount")
+            }
+            other => panic!("no Kubernetes resource known for {other}"),
+        },
+    }
+}
+
+/// The kind of the object a resource of `type_name` with `values` manages (`Deployment`).
+pub fn kubectl_kind(type_name: &str, values: &Value) -> String {
+    if type_name == "kubernetes_manifest" {
+        let (resource, _, _) = kubectl_target(type_name, values);
+        return resource.split('.').next().unwrap_or_default().to_string();
+    }
+    kind_of_type(type_name).3.to_string()
 }
 
 /// One kubectl call per namespace (cluster-scoped objects are one more) over `targets`, as

@@ -185,7 +185,7 @@ fn move_in(
         Route::ReplaceProvider => try_move_in(work, stamped.len())?,
         Route::Moved => first_plan(work, stamped.len())?,
     }
-    let apply = work.apply();
+    let apply = work.run(&["apply", "-auto-approve", "-input=false", "-parallelism=10"]);
     if !apply.success() {
         return Err(format!("the stamp's apply failed:\n{apply}"));
     }
