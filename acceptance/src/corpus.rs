@@ -115,13 +115,16 @@ pub fn write_modules_of(
     main
 }
 
-/// Types whose object the state outlives (`local_once_ready` in provider-live's behaviour table,
-/// as hashicorp's "logical resource"): a signing request is deleted once signed, and a refresh
-/// that finds none keeps the state, so deleting it behind the engine's back plans nothing.
-pub const STATE_OUTLIVES_OBJECT: [&str; 2] = [
-    "kubernetes_certificate_signing_request",
-    "kubernetes_certificate_signing_request_v1",
-];
+/// Whether the state of a resource of `type_name` outlives its object (`local_once_ready` in
+/// provider-live's behaviour table, hashicorp's "logical resource"): a signing request is deleted
+/// once signed, and a refresh that finds none keeps the state, so deleting it behind the engine's
+/// back plans nothing.
+pub fn state_outlives_object(type_name: &str) -> bool {
+    provider_live::catalog::entries()
+        .iter()
+        .find(|e| e.info.type_name == type_name || e.info.aliases.contains(&type_name))
+        .is_some_and(|e| provider_live::behaviour::of(&e.info).local_once_ready())
+}
 
 /// One corpus file as a module of the corpus configuration.
 pub struct Module {
@@ -177,4 +180,16 @@ pub fn unversioned(text: &str, v1: &str, old: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signing_requests_outlive_their_objects_under_both_names() {
+        assert!(state_outlives_object("kubernetes_certificate_signing_request_v1"));
+        assert!(state_outlives_object("kubernetes_certificate_signing_request"));
+        assert!(!state_outlives_object("kubernetes_config_map_v1"));
+    }
 }

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::Cluster;
 use crate::hcl::LiveDir;
-use crate::objects::{Target, kubectl_get, kubectl_kind, kubectl_target};
+use crate::objects::{Target, kubectl_get, kubectl_kind, kubectl_target, metadata_of, object_key};
 
 pub const HASHICORP: &str = "registry.terraform.io/hashicorp/kubernetes";
 pub const LIVE: &str = "registry.terraform.io/choudoufu/live";
@@ -88,24 +88,16 @@ pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
         }
     }
     let targets: Vec<Target> = instances.iter().map(|(_, _, t, _)| t.clone()).collect();
-    let live: BTreeMap<(Option<String>, String, String), Value> = kubectl_get(cluster, &targets, true)
+    let live: BTreeMap<_, Value> = kubectl_get(cluster, &targets, true)
         .into_iter()
-        .map(|o| {
-            let meta = &o["metadata"];
-            let key = (
-                meta["namespace"].as_str().map(str::to_string),
-                meta["name"].as_str().unwrap_or_default().to_string(),
-                o["kind"].as_str().unwrap_or_default().to_string(),
-            );
-            (key, o)
-        })
+        .map(|o| (object_key(&o), o))
         .collect();
     let mut text = state.to_string();
     let mut versions = Vec::new();
     for (r, i, _, key) in &instances {
         let Some(object) = live.get(key) else { continue };
         let attributes = &state["resources"][*r]["instances"][*i]["attributes"];
-        let old = metadata(attributes)["uid"].as_str().unwrap_or_default();
+        let old = metadata_of(attributes)["uid"].as_str().unwrap_or_default();
         if let Some(new) = object["metadata"]["uid"].as_str()
             && !old.is_empty()
         {
@@ -131,15 +123,7 @@ pub const NEVER_WRITTEN: &[(&str, &str, &str)] = &[(
     "internal/framework/provider/admissionregistrationv1/validating_admission_policy_helpers.go:112",
 )];
 
-/// A resource's `metadata`: a block (a list of one) on SDKv2 types, an object on the
-/// framework's (a ValidatingAdmissionPolicy).
-fn metadata(attributes: &Value) -> &Value {
-    match &attributes["metadata"] {
-        Value::Array(blocks) => blocks.first().unwrap_or(&Value::Null),
-        other => other,
-    }
-}
-
+/// [`metadata_of`], to change.
 fn metadata_mut(attributes: &mut Value) -> Option<&mut Value> {
     match attributes.get_mut("metadata")? {
         Value::Array(blocks) => blocks.first_mut(),

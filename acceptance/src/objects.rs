@@ -44,10 +44,7 @@ pub fn kubectl_target(type_name: &str, values: &Value) -> Target {
         );
     }
     let (plural, group, namespaced, _) = kind_of_type(type_name);
-    let meta = match &values["metadata"] {
-        Value::Array(items) => items.first().cloned().unwrap_or_default(),
-        other => other.clone(),
-    };
+    let meta = metadata_of(values);
     let resource = if group.is_empty() {
         plural.to_string()
     } else {
@@ -58,6 +55,41 @@ pub fn kubectl_target(type_name: &str, values: &Value) -> Target {
         resource,
         namespace,
         meta["name"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+/// A resource's `metadata`: a block (a list of one) on SDKv2 types, an object on the
+/// framework's (a ValidatingAdmissionPolicy).
+pub fn metadata_of(values: &Value) -> &Value {
+    match &values["metadata"] {
+        Value::Array(blocks) => blocks.first().unwrap_or(&Value::Null),
+        other => other,
+    }
+}
+
+/// Where the objects of a state's `resources` live, one target per instance.
+pub fn targets_of(resources: &[Value]) -> Vec<Target> {
+    resources
+        .iter()
+        .flat_map(|r| {
+            let type_name = r["type"].as_str().unwrap_or_default().to_string();
+            r["instances"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(move |i| kubectl_target(&type_name, &i["attributes"]))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// An object kubectl printed as `(namespace, name, kind)`, to find it by.
+pub fn object_key(object: &Value) -> (Option<String>, String, String) {
+    let meta = &object["metadata"];
+    (
+        meta["namespace"].as_str().map(str::to_string),
+        meta["name"].as_str().unwrap_or_default().to_string(),
+        object["kind"].as_str().unwrap_or_default().to_string(),
     )
 }
 
@@ -102,6 +134,28 @@ pub fn kubectl_per_namespace(
     targets: &[Target],
     args: &[&str],
 ) -> Vec<String> {
+    calls_per_namespace(verb, targets, args)
+        .into_iter()
+        .map(|all| {
+            let all: Vec<&str> = all.iter().map(String::as_str).collect();
+            let out = cluster.kubectl(&all);
+            assert!(out.success(), "kubectl {}:\n{out}", all.join(" "));
+            out.stdout
+        })
+        .collect()
+}
+
+/// Deletes what `targets` name without waiting, one kubectl call per namespace, whatever the
+/// outcome: a cleanup that must not hide a test's own failure (nor panic while unwinding).
+pub fn kubectl_delete_quietly(cluster: &Cluster, targets: &[Target]) {
+    for all in calls_per_namespace("delete", targets, &["--wait=false", "--ignore-not-found"]) {
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let _ = cluster.kubectl(&all);
+    }
+}
+
+/// The arguments of [`kubectl_per_namespace`]'s calls.
+fn calls_per_namespace(verb: &str, targets: &[Target], args: &[&str]) -> Vec<Vec<String>> {
     let mut by_namespace: BTreeMap<Option<&str>, Vec<String>> = BTreeMap::new();
     for (resource, namespace, name) in targets {
         by_namespace
@@ -112,15 +166,13 @@ pub fn kubectl_per_namespace(
     by_namespace
         .into_iter()
         .map(|(namespace, names)| {
-            let mut all = vec![verb];
-            all.extend(names.iter().map(String::as_str));
-            all.extend_from_slice(args);
+            let mut all = vec![verb.to_string()];
+            all.extend(names);
+            all.extend(args.iter().map(|a| a.to_string()));
             if let Some(ns) = namespace {
-                all.extend(["-n", ns]);
+                all.extend(["-n".to_string(), ns.to_string()]);
             }
-            let out = cluster.kubectl(&all);
-            assert!(out.success(), "kubectl {}:\n{out}", all.join(" "));
-            out.stdout
+            all
         })
         .collect()
 }

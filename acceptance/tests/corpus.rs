@@ -11,7 +11,7 @@ use std::fs;
 use std::path::Path;
 
 use acceptance::Cluster;
-use acceptance::corpus::{self, Module, STATE_OUTLIVES_OBJECT, modules};
+use acceptance::corpus::{self, Module, modules, state_outlives_object};
 use acceptance::hcl::{LiveDir, quote, unique_name};
 use acceptance::objects::{Target, described, kubectl_get, kubectl_per_namespace, kubectl_target};
 use serde_json::Value;
@@ -244,7 +244,7 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     let deleted: Vec<&Module> = modules
         .iter()
         .filter(|m| !m.type_name.starts_with("kubernetes_namespace"))
-        .filter(|m| !STATE_OUTLIVES_OBJECT.contains(&m.type_name.as_str()))
+        .filter(|m| !state_outlives_object(&m.type_name))
         .collect();
     let mut targets: Vec<Target> = deleted
         .iter()

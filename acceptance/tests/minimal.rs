@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use acceptance::Cluster;
 use acceptance::corpus::{self, reference_rows};
 use acceptance::hcl::{LiveDir, quote, unique_name};
-use acceptance::objects::{Target, described, kubectl_get, kubectl_target};
+use acceptance::objects::{Target, described, kubectl_get, kubectl_target, object_key};
 use serde_json::Value;
 
 /// Engine runs apply this many resources at once (the module's pods, claims and rollouts wait
@@ -338,17 +338,9 @@ fn every_type_applies_minimal_plans_empty_imports_and_destroys() {
         .collect::<BTreeSet<Target>>()
         .into_iter()
         .collect();
-    let live: BTreeMap<(Option<String>, String, String), Value> = kubectl_get(&cluster, &targets, false)
+    let live: BTreeMap<_, Value> = kubectl_get(&cluster, &targets, false)
         .into_iter()
-        .map(|o| {
-            let meta = &o["metadata"];
-            let key = (
-                meta["namespace"].as_str().map(str::to_string),
-                meta["name"].as_str().unwrap_or_default().to_string(),
-                o["kind"].as_str().unwrap_or_default().to_string(),
-            );
-            (key, o)
-        })
+        .map(|o| (object_key(&o), o))
         .collect();
     assert_eq!(live.len(), targets.len(), "every module's object exists");
     let mut problems = Vec::new();

@@ -134,6 +134,11 @@ pub fn children_cpu_s() -> f64 {
     seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
+/// KiB (as rusage reports peak RSS) in MiB.
+pub fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
 /// A progress line on stderr, with the seconds since `start`.
 pub fn step(start: std::time::Instant, what: &str) {
     eprintln!("[{:>7.1} s] {what}", start.elapsed().as_secs_f64());

@@ -24,7 +24,7 @@ use crate::differential::Provider;
 use crate::differential::Stage;
 use crate::differential::side::diagnostics;
 use crate::hcl::unique_name;
-use crate::objects::{Target, kubectl_get, kubectl_per_namespace, kubectl_target, target_of};
+use crate::objects::{Target, kubectl_get, kubectl_per_namespace, target_of, targets_of};
 
 /// What stands for the run's tag in recorded files (`corpus-__RUN__-configmap`).
 pub const PLACEHOLDER: &str = "__RUN__";
@@ -113,18 +113,7 @@ pub fn record(
             .filter(|r| r["module"] == format!("module.{name}") && r["mode"] == "managed")
             .cloned()
             .collect();
-        let targets: Vec<Target> = resources
-            .iter()
-            .flat_map(|r| {
-                let type_name = r["type"].as_str().unwrap_or_default().to_string();
-                r["instances"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(move |i| kubectl_target(&type_name, &i["attributes"]))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let targets = targets_of(&resources);
         applied.extend(targets.iter().cloned());
         if let Some(messages) = errors.get(name) {
             outcomes.push((name.clone(), Err(messages.join("\n"))));

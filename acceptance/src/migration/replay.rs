@@ -3,7 +3,6 @@
 //! given their uids and resource versions; the move ([`Route`]); a first plan that only stamps
 //! the estate label; one apply; every object labelled; an empty plan.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -12,7 +11,7 @@ use serde_json::Value;
 use super::record::PLACEHOLDER;
 use super::{create_as, first_plan, fixtures, try_move_in, with_live_uids};
 use crate::hcl::{LiveDir, unique_name};
-use crate::objects::{Target, described, kubectl_get, kubectl_target, target_of};
+use crate::objects::{Target, described, kubectl_delete_quietly, kubectl_get, target_of, targets_of};
 use crate::{Cluster, corpus};
 
 /// The recorded types: the folders of `fixtures/hashicorp-3.2.1/corpus/`, in name order.
@@ -41,11 +40,20 @@ pub enum Route {
 struct Recording {
     /// The recorded type, the folder's name.
     name: String,
-    /// The objects, namespaces first, then service accounts (the token controller deletes a
-    /// token Secret whose account it cannot find).
+    /// The objects, in [`creation_order`].
     objects: Vec<Value>,
     state: Value,
     body: String,
+}
+
+/// Namespaces first, then service accounts (the token controller deletes a token Secret whose
+/// account it cannot find), then the rest.
+fn creation_order(object: &Value) -> u8 {
+    match object["kind"].as_str() {
+        Some("Namespace") => 0,
+        Some("ServiceAccount") => 1,
+        _ => 2,
+    }
 }
 
 impl Recording {
@@ -56,11 +64,7 @@ impl Recording {
                 .replace(PLACEHOLDER, run)
         };
         let mut objects: Vec<Value> = serde_json::from_str(&read("objects.json")).expect("objects.json");
-        objects.sort_by_key(|o| match o["kind"].as_str() {
-            Some("Namespace") => 0,
-            Some("ServiceAccount") => 1,
-            _ => 2,
-        });
+        objects.sort_by_key(creation_order);
         Recording {
             name: dir.file_name().expect("a type").to_string_lossy().into_owned(),
             objects,
@@ -68,24 +72,6 @@ impl Recording {
             body: read("main.tf"),
         }
     }
-}
-
-/// Where the objects of `state`'s resources live.
-fn targets_of(state: &Value) -> Vec<Target> {
-    state["resources"]
-        .as_array()
-        .expect("resources")
-        .iter()
-        .flat_map(|r| {
-            let type_name = r["type"].as_str().unwrap_or_default().to_string();
-            r["instances"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(move |i| kubectl_target(&type_name, &i["attributes"]))
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 /// Moves the recording in `dir` in on `cluster` by `route`; says what went wrong otherwise.
@@ -153,11 +139,7 @@ pub fn replay_all(cluster: &Cluster, dirs: &[PathBuf]) -> Result<(), String> {
         "check_results": null,
     });
     let mut objects: Vec<Value> = recordings.into_iter().flat_map(|r| r.objects).collect();
-    objects.sort_by_key(|o| match o["kind"].as_str() {
-        Some("Namespace") => 0,
-        Some("ServiceAccount") => 1,
-        _ => 2,
-    });
+    objects.sort_by_key(creation_order);
     move_in(cluster, &work, &estate, Route::ReplaceProvider, &objects, &state)
 }
 
@@ -172,7 +154,7 @@ fn move_in(
     objects: &[Value],
     state: &Value,
 ) -> Result<(), String> {
-    let targets = targets_of(state);
+    let targets = targets_of(state["resources"].as_array().expect("resources"));
     let _cleanup = Cleanup(cluster, &targets);
     create_as(cluster, work.path(), objects, "HashiCorp")?;
     let state = with_live_uids(cluster, state);
@@ -231,27 +213,11 @@ fn moved_to_live(cluster: &Cluster, estate: &str, body: &str, state: &Value) -> 
     work
 }
 
-/// Deletes the objects of a replay (without waiting), however it ends: one kubectl call per
-/// namespace.
+/// Deletes the objects of a replay (without waiting), however it ends.
 struct Cleanup<'a>(&'a Cluster, &'a [Target]);
 
 impl Drop for Cleanup<'_> {
     fn drop(&mut self) {
-        let mut by_namespace: BTreeMap<Option<&str>, Vec<String>> = BTreeMap::new();
-        for (kind, ns, name) in self.1 {
-            by_namespace
-                .entry(ns.as_deref())
-                .or_default()
-                .push(format!("{kind}/{name}"));
-        }
-        for (ns, names) in by_namespace {
-            let mut args = vec!["delete", "--wait=false", "--ignore-not-found"];
-            args.extend(names.iter().map(String::as_str));
-            if let Some(ns) = ns {
-                args.extend(["-n", ns]);
-            }
-            // Best effort: a failure here must not hide the replay's own outcome.
-            let _ = self.0.kubectl(&args);
-        }
+        kubectl_delete_quietly(self.0, self.1);
     }
 }

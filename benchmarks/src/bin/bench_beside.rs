@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use acceptance::hcl::{ScratchNamespace, quote};
 use acceptance::{Cluster, Engine, build};
-use estate_bench::bench::{self, step, timed};
+use estate_bench::bench::{self, mib, step, timed};
 use estate_bench::provider_meter::{self, PhaseUsage, ProviderMeter};
 
 const DEFAULT_SIZES: [usize; 1] = [1000];
@@ -156,10 +156,6 @@ fn measure(cluster: &Cluster, side: &Side, n: usize, start: Instant) -> Result<V
         });
     }
     Ok(out)
-}
-
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
 }
 
 /// Ours over hashicorp's: `0.38`, or `1/400` where ours is a small fraction.

@@ -39,7 +39,7 @@ use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
 use acceptance::records_fixtures::ESTATE_LABEL;
 use acceptance::requests::RequestCounts;
 use acceptance::{Cluster, Engine, paths, scenario};
-use estate_bench::bench::{self, median, step, timed, verbs};
+use estate_bench::bench::{self, median, mib, step, timed, verbs};
 use estate_bench::provider_meter::{self, PhaseUsage, ProviderMeter};
 
 const DEFAULT_SIZES: [usize; 2] = [100, 1000];
@@ -339,10 +339,6 @@ fn reference_estate(
     let provider = meter.take()?;
     keep.push((dir, engine));
     Ok((objects, counted, wall_s, provider))
-}
-
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
 }
 
 fn print_rows(rows: &[Row]) {
