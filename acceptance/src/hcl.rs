@@ -131,6 +131,13 @@ impl LiveDir {
         LiveDir::with_providers(live_provider(estate, kubeconfig))
     }
 
+    /// [`LiveDir::new`] whose provider block also holds `settings` (HCL attribute lines).
+    pub fn with_settings(estate: &str, kubeconfig: &Path, settings: &str) -> LiveDir {
+        let provider = live_provider(estate, kubeconfig);
+        let block = provider.trim_end().strip_suffix('}').expect("a provider block");
+        LiveDir::with_providers(format!("{block}{settings}\n}}\n"))
+    }
+
     /// [`LiveDir::new`] with choudoufu/records beside provider-live (local name `records`, the
     /// same estate and cluster).
     pub fn with_records(estate: &str, kubeconfig: &Path) -> LiveDir {

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod engine_info;
 pub mod flaky;
 pub mod hcl;
+pub mod imports;
 pub mod migration;
 pub mod mirror;
 pub mod objects;

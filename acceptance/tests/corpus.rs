@@ -13,6 +13,7 @@ use std::path::Path;
 use acceptance::Cluster;
 use acceptance::corpus::{self, Module, modules, state_outlives_object};
 use acceptance::hcl::{LiveDir, quote, unique_name};
+use acceptance::imports;
 use acceptance::objects::{Target, described, kubectl_get, kubectl_per_namespace, kubectl_target};
 use serde_json::Value;
 
@@ -215,19 +216,7 @@ fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
     for (address, (_, values)) in &before {
         let (_, imported) = &after[address];
         // Controllers move resourceVersion and status meanwhile; compare what the user wrote.
-        let strip = |v: &Value| {
-            let mut v = v.clone();
-            if let Some(meta) = v["metadata"].as_array_mut().and_then(|m| m.first_mut()) {
-                meta["resource_version"] = Value::Null;
-                meta["generation"] = Value::Null;
-            } else if v["metadata"].is_object() {
-                v["metadata"]["resource_version"] = Value::Null;
-                v["metadata"]["generation"] = Value::Null;
-            }
-            v["status"] = Value::Null;
-            v
-        };
-        if strip(values) != strip(imported) {
+        if imports::comparable(values) != imports::comparable(imported) {
             differences.push(format!("{address}:\n  before {values}\n  after  {imported}"));
         }
     }

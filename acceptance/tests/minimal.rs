@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use acceptance::Cluster;
 use acceptance::corpus::{self, reference_rows};
 use acceptance::hcl::{LiveDir, quote, unique_name};
+use acceptance::imports;
 use acceptance::objects::{Target, described, kubectl_get, kubectl_target, object_key};
 use serde_json::Value;
 
@@ -427,21 +428,12 @@ fn every_type_applies_minimal_plans_empty_imports_and_destroys() {
     fs::remove_file(work.path().join("imports.tf")).expect("imports.tf");
     let after = work.state_instances();
     // Controllers move resourceVersion and status meanwhile (an Ingress gets its address).
-    let strip = |v: &Value| {
-        let mut v = v.clone();
-        v["status"] = Value::Null;
-        match &mut v["metadata"] {
-            Value::Array(items) => items.iter_mut().for_each(|m| m["resource_version"] = Value::Null),
-            meta @ Value::Object(_) => meta["resource_version"] = Value::Null,
-            _ => {}
-        }
-        v
-    };
     let differences: Vec<String> = before
         .iter()
         .filter_map(|(a, v)| {
             let imported = &after.get(a)?.stored["attributes"];
-            (strip(v) != strip(imported)).then(|| format!("{a}:\n  applied  {v}\n  imported {imported}"))
+            (imports::comparable(v) != imports::comparable(imported))
+                .then(|| format!("{a}:\n  applied  {v}\n  imported {imported}"))
         })
         .collect();
     assert!(

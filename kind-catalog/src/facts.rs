@@ -22,13 +22,14 @@ const FACTS_DIR: &str = "provider-live/catalog/hashicorp";
 /// Where the expanded facts go.
 pub const FACTS_OUTPUT: &str = "provider-live/catalog/facts.tsv";
 
-const KINDS: [&str; 15] = [
+const KINDS: [&str; 16] = [
     "mount",
     "framework",
     "schema_version",
     "state_upgrade",
     "default",
     "reads_absent_as",
+    "empty_reads_absent",
     "computed_block",
     "validate",
     "force_new",
@@ -409,6 +410,7 @@ pub fn generate_behaviour_doc(root: &Path) -> Result<String, Error> {
          | `validate` | refused at `terraform validate` unless it holds |\n\
          | `force_new` | a change replaces the object (on a block: a change of its number of elements) |\n\
          | `diff_suppress` | a value that means the same as the prior one keeps the prior's spelling |\n\
+         | `empty_reads_absent` | a block whose object holds nothing reads as no block (a data source's read, an import) |\n\
          | `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with` | constraints between attributes |\n\
          | `schema_version` | the type's schema version, which the engine stores with its state |\n\
          | `state_upgrade` | how a state of an older version becomes the current one (`0 block_to_map`: a block of one became this map; `0 drop`: the attribute is gone) |\n\n\

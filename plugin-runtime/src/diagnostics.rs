@@ -42,6 +42,19 @@ impl AttributePath {
         self.0.push(PathStep::Index(index));
         self
     }
+
+    /// The path as SDKv2 writes it: `spec.0.selector`, `metadata.0.labels.app`.
+    pub fn sdk(&self) -> String {
+        let steps: Vec<String> = self
+            .0
+            .iter()
+            .map(|step| match step {
+                PathStep::Attribute(s) | PathStep::Key(s) => s.clone(),
+                PathStep::Index(n) => n.to_string(),
+            })
+            .collect();
+        steps.join(".")
+    }
 }
 
 impl fmt::Display for AttributePath {

@@ -130,8 +130,15 @@ impl Check<'_> {
                     continue;
                 }
                 for validator in &attribute.rules.validators {
-                    if let Err(why) = validator.check(v) {
-                        out.push(Diagnostic::error(format!("Invalid value for {at}"), why).at(at.clone()));
+                    if let Err(why) = validator.check_at(v, &at.sdk()) {
+                        let diagnostic = if validator.names_the_path() {
+                            let detail =
+                                format!("Invalid value for {at}: expected {}.", validator.describe());
+                            Diagnostic::error(why, detail)
+                        } else {
+                            Diagnostic::error(format!("Invalid value for {at}"), why)
+                        };
+                        out.push(diagnostic.at(at.clone()));
                     }
                 }
             }

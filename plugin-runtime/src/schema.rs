@@ -283,6 +283,16 @@ impl NestedBlock {
 /// Checks one value; the message says what is allowed ("expected one of \"HTTP\", \"HTTPS\"").
 pub trait Validator: Send + Sync {
     fn check(&self, value: &Value) -> Result<(), String>;
+    /// [`check`](Validator::check) where the message may name the attribute as SDKv2 writes
+    /// its paths (`spec.0.template.0.spec.0.restart_policy`).
+    fn check_at(&self, value: &Value, _sdk_path: &str) -> Result<(), String> {
+        self.check(value)
+    }
+    /// The message of [`check_at`](Validator::check_at) is a whole sentence naming the path,
+    /// shown as the diagnostic's summary (which the engine never wraps, as SDKv2's are).
+    fn names_the_path(&self) -> bool {
+        false
+    }
     /// The rule in words, for documentation: "one of `HTTP`, `HTTPS`".
     fn describe(&self) -> String;
 }

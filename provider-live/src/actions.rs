@@ -54,9 +54,6 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Time between two reads of an awaited object: a progress line each.
 const POLL_INTERVAL: Duration = Duration::from_secs(1);
 
-/// `namespace`, when the object is namespaced and the configuration names none.
-const DEFAULT_NAMESPACE: &str = "default";
-
 /// Why an action did not do what it was asked to.
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -250,9 +247,12 @@ fn text<'a>(config: &'a Value, name: &str) -> Option<&'a str> {
     config.get(name).as_str()
 }
 
-/// The configured `namespace`, or `default`.
-fn namespace_of(config: &Value) -> String {
-    text(config, "namespace").unwrap_or(DEFAULT_NAMESPACE).to_string()
+/// The configured `namespace`, or the provider's default one.
+fn namespace_of(ctx: &Context, config: &Value) -> String {
+    text(config, "namespace")
+        .or(ctx.default_namespace())
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// `wait`, true unless set to false.

@@ -12,10 +12,17 @@ use crate::discovery::Discovery;
 use crate::metadata::Ignore;
 use crate::openapi::OpenApi;
 
+/// The provider attribute that opts in to the kubeconfig context's namespace.
+pub const NAMESPACE_FROM_CONTEXT: &str = "namespace_from_context";
+
+/// Where a namespaced object goes when its configuration names no namespace.
+const DEFAULT_NAMESPACE: &str = "default";
+
 #[derive(Default)]
 pub struct Context {
     configured: Configured,
     ignore: OnceLock<Ignore>,
+    namespace_from_context: OnceLock<bool>,
     pub cache: ReadCache,
     pub discovery: Discovery,
     pub openapi: OpenApi,
@@ -27,6 +34,9 @@ impl Context {
     pub async fn configure(&self, config: &Value, ignore: Ignore) -> Result<(), ConnectError> {
         // A second configure in one process keeps the first rules, like the connection.
         let _ = self.ignore.set(ignore);
+        let _ = self
+            .namespace_from_context
+            .set(config.get(NAMESPACE_FROM_CONTEXT).as_bool() == Some(true));
         self.configured.connect(config).await
     }
 
@@ -57,6 +67,24 @@ impl Context {
             Some(c) => Some(c.estate.as_str()),
             None => self.offline().and_then(|d| d.estate.as_ref()).map(|e| e.as_str()),
         })
+    }
+
+    /// The namespace of a namespaced object whose configuration names none: `default`, as
+    /// hashicorp's provider has it, or the kubeconfig context's when the provider block opts in
+    /// with `namespace_from_context`. `None` when that context is not known yet (the connection
+    /// waits for apply): the plan shows the namespace as known after apply.
+    pub fn default_namespace(&self) -> Option<&str> {
+        if self.namespace_from_context.get() != Some(&true) {
+            return Some(DEFAULT_NAMESPACE);
+        }
+        self.connection().ok().map(|c| c.client.default_namespace())
+    }
+
+    /// [`default_namespace`](Self::default_namespace) as a planned value.
+    pub fn planned_namespace(&self) -> Value {
+        self.default_namespace()
+            .map(Value::string)
+            .unwrap_or_else(Value::unknown)
     }
 
     pub fn ignore(&self) -> &Ignore {

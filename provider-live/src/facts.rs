@@ -134,6 +134,8 @@ fn apply(fact: &Fact, target: Target<'_>) -> Result<(), String> {
             block.computed = true;
             return Ok(());
         }
+        // Applied by the data sources' read: [`read_empty_absent`].
+        Target::Block(_) if fact.kind == "empty_reads_absent" => return Ok(()),
         Target::Block(_) => return Err(format!("a {} fact on a block", fact.kind)),
         Target::Attribute(attribute) => attribute,
     };
@@ -217,6 +219,51 @@ pub fn read_absent_as(type_name: &str, state: &mut Value) {
                 &Value::from_json(&json),
             );
         }
+    }
+}
+
+/// `state` without the elements of its type's `empty_reads_absent` blocks that hold nothing
+/// (a webhook's `namespace_selector {}`, a pod's `security_context {}`), as hashicorp's read
+/// leaves them out: a data source's read, and a resource's import.
+pub fn read_empty_absent(type_name: &str, state: &mut Value) {
+    for fact in of(type_name).iter().filter(|f| f.kind == "empty_reads_absent") {
+        drop_empty(state, &fact.path.split('.').collect::<Vec<_>>());
+    }
+}
+
+/// Empties the block list at `path` (through every element of the lists on the way) when its
+/// one element holds only empty values.
+fn drop_empty(state: &mut Value, path: &[&str]) {
+    let Some((head, rest)) = path.split_first() else {
+        return;
+    };
+    let Value::Object(fields) = state else {
+        return;
+    };
+    let Some(child) = fields.get_mut(*head) else {
+        return;
+    };
+    if !rest.is_empty() {
+        if let Value::List(items) = child {
+            items.iter_mut().for_each(|item| drop_empty(item, rest));
+        }
+        return;
+    }
+    // SDKv2's zero values included: its flat state cannot tell them from unset.
+    let holds_nothing = |v: &Value| match v.plain() {
+        Value::Null => true,
+        Value::List(l) | Value::Set(l) => l.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        Value::String(s) => s.is_empty(),
+        Value::Bool(b) => !b,
+        _ => false,
+    };
+    if let Value::List(items) = child
+        && items
+            .iter()
+            .all(|item| item.entries().is_some_and(|m| m.values().all(holds_nothing)))
+    {
+        items.clear();
     }
 }
 
@@ -442,5 +489,29 @@ mod tests {
             .filter(|t| of(t).is_empty() && **t != "kubernetes_manifest")
             .collect();
         assert!(without.is_empty(), "types without facts: {without:?}");
+    }
+
+    #[test]
+    fn a_webhooks_empty_selectors_read_as_no_block() {
+        let selector = |labels: Value| {
+            Value::List(vec![Value::object([
+                ("match_labels", labels),
+                ("match_expressions", Value::List(vec![])),
+            ])])
+        };
+        let webhook = Value::object([
+            ("name", Value::string("w")),
+            ("namespace_selector", selector(Value::Map(Default::default()))),
+            ("object_selector", selector(Value::string_map([("app", "x")]))),
+        ]);
+        let mut state = Value::object([("webhook", Value::List(vec![webhook]))]);
+        read_empty_absent("kubernetes_mutating_webhook_configuration_v1", &mut state);
+        let read = &state.get("webhook").elements()[0];
+        assert_eq!(read.get("namespace_selector"), &Value::List(vec![]));
+        assert_eq!(
+            read.get("object_selector").elements().len(),
+            1,
+            "a selector that selects stays"
+        );
     }
 }

@@ -18,6 +18,11 @@ use crate::metadata;
 use crate::ownership::{self, FieldSet, Ownership};
 use crate::seen::{ABSENT, Seen};
 
+/// How many times a guarded call is sent before a moving object ends it. Controllers rewrite
+/// some objects' status several times a second while their Pods come and go (a
+/// PodDisruptionBudget during a destroy), and each attempt reads the object again first.
+pub const ATTEMPTS: usize = 5;
+
 /// What a write may do with the object that exists (or not) under a resource's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
@@ -107,9 +112,10 @@ impl From<GuardError> for Diagnostic {
             ),
             GuardError::Moving { object, verb } => format!(
                 "The Kubernetes API refused to {verb} {object} because it changed between this \
-                 provider's check and its write, twice in a row (resourceVersion precondition). \
-                 Nothing was written. Run the command again; if another tool keeps rewriting the \
-                 object, find out which (its managedFields name it)."
+                 provider's check and its write, {attempts} times in a row (resourceVersion \
+                 precondition). Nothing was written. Run the command again; if another tool keeps \
+                 rewriting the object, find out which (its managedFields name it).",
+                attempts = ATTEMPTS
             ),
         };
         Diagnostic::error(summary, detail)

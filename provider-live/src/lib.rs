@@ -43,6 +43,7 @@ pub mod stop;
 pub mod strategy;
 pub mod timeouts;
 pub mod tolerations;
+pub mod unset;
 pub mod zero_fields;
 
 pub use provider::LiveProvider;

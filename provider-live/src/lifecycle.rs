@@ -26,7 +26,7 @@ use serde_json::Value as Json;
 use crate::context::Context;
 use crate::create::{self, Pending};
 use crate::duplicates;
-use crate::guard::{self, Check, GuardError};
+use crate::guard::{self, ATTEMPTS, Check, GuardError};
 use crate::objects::{self, Manager, Precondition, Target};
 use crate::{strategy, timeouts, tolerations, zero_fields};
 
@@ -85,9 +85,6 @@ fn being_deleted(live: &Json) -> bool {
     live.pointer("/metadata/deletionTimestamp")
         .is_some_and(|t| !t.is_null())
 }
-
-/// How many times a guarded call is sent before a moving object ends it.
-const ATTEMPTS: usize = 2;
 
 /// Whether the server refused a call because the object moved since it was read: its
 /// precondition no longer held ("Operation cannot be fulfilled ...", kube-golden 03, 16), or,

@@ -115,7 +115,7 @@ impl Manifest {
             .discovery
             .resolve(client, &identity.api_version, &identity.kind)
             .await?;
-        Ok(Self::locate(resolved, identity))
+        Ok(self.locate(resolved, identity))
     }
 
     /// The target of a kind that may not be served yet (a CustomResourceDefinition applied
@@ -131,7 +131,7 @@ impl Manifest {
             .discovery
             .await_served(client, &identity.api_version, &identity.kind, timeout)
             .await?;
-        Ok(Self::locate(resolved, identity))
+        Ok(self.locate(resolved, identity))
     }
 
     /// The OpenAPI schema of the manifest's kind (`None` when the server publishes none).
@@ -168,9 +168,11 @@ impl Manifest {
         }
     }
 
-    fn locate(resolved: Resolved, identity: &ObjectIdentity) -> Target {
+    fn locate(&self, resolved: Resolved, identity: &ObjectIdentity) -> Target {
         let namespace = match (resolved.namespaced, &identity.namespace) {
-            (true, ns) => Some(ns.clone().unwrap_or_else(|| "default".into())),
+            (true, Some(ns)) => Some(ns.clone()),
+            // Connected by now, so the default is known.
+            (true, None) => self.ctx.default_namespace().map(str::to_string),
             (false, _) => None,
         };
         Target {

@@ -11,7 +11,7 @@ use plugin_runtime::{
 use regex::Regex;
 
 use crate::actions;
-use crate::context::Context;
+use crate::context::{Context, NAMESPACE_FROM_CONTEXT};
 use crate::data_sources;
 use crate::ephemeral;
 use crate::functions;
@@ -78,12 +78,22 @@ impl Provider for LiveProvider {
             .attribute(Attribute::optional(
                 "ignore_labels",
                 Type::list(Type::String),
-                "Regular expressions: labels whose keys match are never shown nor compared.",
+                "Regular expressions: labels whose keys match are never shown nor compared by resources \
+                 (data sources show every label, as hashicorp's do).",
             ))
             .attribute(Attribute::optional(
                 "ignore_annotations",
                 Type::list(Type::String),
-                "Regular expressions: annotations whose keys match are never shown nor compared.",
+                "Regular expressions: annotations whose keys match are never shown nor compared by \
+                 resources (data sources show every annotation, as hashicorp's do).",
+            ))
+            .attribute(Attribute::optional(
+                NAMESPACE_FROM_CONTEXT,
+                Type::Bool,
+                "Opt-in: a namespaced object whose configuration leaves `metadata.namespace` out goes \
+                 to the namespace of the kubeconfig context, as kubectl's do, and the plan shows which. \
+                 Off by default: such an object goes to `default`, as with hashicorp/kubernetes. \
+                 Beyond hashicorp/kubernetes 3.4.0.",
             ));
         Schema::new(0, block)
     }

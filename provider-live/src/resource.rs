@@ -23,7 +23,7 @@ use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::list::Listable;
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
 use crate::ownership::Ownership;
-use crate::{facts, identity, metadata, moves, plan, timeouts};
+use crate::{facts, identity, metadata, moves, plan, timeouts, unset};
 
 pub struct TypedResource<K: Kind> {
     kind: K,
@@ -122,7 +122,7 @@ impl<K: Kind> TypedResource<K> {
         let namespace = match (self.info().namespaced, meta.get("namespace")) {
             (false, _) => None,
             (true, Value::String(ns)) => Some(ns.clone()),
-            (true, Value::Null) => Some("default".to_string()),
+            (true, Value::Null) => Some(self.ctx.default_namespace()?.to_string()),
             (true, _) => return None,
         };
         Some(Target {
@@ -175,9 +175,14 @@ impl<K: Kind> TypedResource<K> {
         state.set("metadata", metadata::wrap(info, meta));
         // What the object lacks reads as hashicorp's default: Kubernetes omits a field left at
         // its zero value, and the Terraform-only settings (`wait_for_rollout`) are not in it.
-        let mut state = rules::with_defaults(self.block(), &plan::conform(self.block(), state), &|_| true);
+        let read = plan::conform(self.block(), state);
+        let defaulted = rules::with_defaults(self.block(), &read, &|_| true);
+        let mut state = unset::keep_local_unset(&read, defaulted, prior, &|v| self.kind.to_object(v).ok());
         if facts::is_sdk_v2(info.type_name) {
             facts::sdk_read_zeros(self.block(), &mut state);
+            if prior.is_null() {
+                facts::read_empty_absent(info.type_name, &mut state);
+            }
         }
         state
     }
@@ -450,11 +455,12 @@ impl<K: Kind> Resource for TypedResource<K> {
         let estate = self.ctx.plan_estate().map_err(diag)?;
         let prior = Some(&req.prior_state).filter(|p| !p.is_null());
         let mut planned = plan::unknown_computed(self.block(), &req.proposed_new_state, prior);
+        // Over the `default` of hashicorp's schema, where the provider takes the context's.
         if self.info().namespaced
+            && metadata::of(&req.config).get("namespace").is_null()
             && let Some(meta) = metadata::of_mut(&mut planned)
-            && meta.get("namespace").is_null()
         {
-            meta.set("namespace", Value::string("default"));
+            meta.set("namespace", self.ctx.planned_namespace());
         }
         let estate = match prior {
             // Its object is gone once it gave its result: there is nothing to stamp.
@@ -485,6 +491,9 @@ impl<K: Kind> Resource for TypedResource<K> {
             let after = self.kind.replaced_after(prior);
             if !after.is_empty() && self.kind.to_object(prior).ok() != self.kind.to_object(&planned).ok() {
                 response.requires_replace.extend(after);
+            }
+            if let Some(kept) = unset::settled(prior, &planned, &|v| self.kind.to_object(v).ok()) {
+                planned = kept;
             }
             if planned == *prior {
                 response.planned_state = planned;

@@ -54,7 +54,7 @@ impl JobRun {
         let connection = self.ctx.connection()?;
         let client = &connection.client;
         let estate = connection.estate.as_str();
-        let namespace = namespace_of(config);
+        let namespace = namespace_of(&self.ctx, config);
         let cronjob = match text(config, "from_cronjob") {
             Some(name) => {
                 let target = Target {
@@ -74,7 +74,7 @@ impl JobRun {
             }
             None => None,
         };
-        let body = job_body(config, estate, cronjob.as_ref())?;
+        let body = job_body(config, &namespace, estate, cronjob.as_ref())?;
         let meta = &body["metadata"];
         let mut target = Target {
             resource: ApiResource::erase::<batch::Job>(&()),
@@ -211,7 +211,12 @@ fn container_failure(container: &Json) -> Option<String> {
 
 /// The Job to create: from the CronJob's `jobTemplate` or the config's `job_template`, with
 /// the estate label, its name (or a generated one) and `ttlSecondsAfterFinished`.
-fn job_body(config: &Value, estate: &str, cronjob: Option<&Json>) -> Result<Json, Diagnostic> {
+fn job_body(
+    config: &Value,
+    namespace: &str,
+    estate: &str,
+    cronjob: Option<&Json>,
+) -> Result<Json, Diagnostic> {
     let (template, base) = match cronjob {
         Some(cronjob) => (
             cronjob["spec"]["jobTemplate"].clone(),
@@ -250,7 +255,7 @@ fn job_body(config: &Value, estate: &str, cronjob: Option<&Json>) -> Result<Json
         Some(name) => metadata.insert("name".into(), json!(name)),
         None => metadata.insert("generateName".into(), json!(format!("{base}-"))),
     };
-    metadata.insert("namespace".into(), json!(namespace_of(config)));
+    metadata.insert("namespace".into(), json!(namespace));
     if let Some(cronjob) = cronjob {
         annotations.insert(INSTANTIATE.into(), json!("manual"));
         metadata.insert(
@@ -395,7 +400,7 @@ mod tests {
             ("namespace", Value::string("shop")),
             ("from_cronjob", Value::string("nightly")),
         ]);
-        let job = job_body(&config, "app", Some(&cronjob())).expect("a job");
+        let job = job_body(&config, "shop", "app", Some(&cronjob())).expect("a job");
         let meta = &job["metadata"];
         assert_eq!(meta["generateName"], "nightly-");
         assert_eq!(meta["namespace"], "shop");
@@ -415,7 +420,7 @@ mod tests {
         }));
         let config = Value::object([("job_template", template.clone())]);
         assert!(validate(&config).is_empty());
-        let job = job_body(&config, "app", None).expect("a job");
+        let job = job_body(&config, "default", "app", None).expect("a job");
         assert_eq!(job["metadata"]["generateName"], "migrate-");
         assert_eq!(job["spec"]["ttlSecondsAfterFinished"], 60);
         assert!(job["metadata"].get("ownerReferences").is_none());
@@ -424,7 +429,7 @@ mod tests {
             ("name", Value::string("migrate-7")),
             ("ttl_seconds_after_finished", Value::int(5)),
         ]);
-        let job = job_body(&config, "app", None).expect("a job");
+        let job = job_body(&config, "default", "app", None).expect("a job");
         assert_eq!(job["metadata"]["name"], "migrate-7");
         assert_eq!(job["spec"]["ttlSecondsAfterFinished"], 5);
     }

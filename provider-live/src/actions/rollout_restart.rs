@@ -48,7 +48,7 @@ impl RolloutRestart {
         let connection = self.ctx.connection()?;
         let client = &connection.client;
         let estate = connection.estate.as_str();
-        let workload = Workload::of(config, &KINDS)?;
+        let workload = Workload::of(&self.ctx, config, &KINDS)?;
         let target = workload.target();
         let object = workload.object();
         let admit = |live: &Json| ensure_ours(live, &object, estate, any_estate(config), TYPE_NAME);

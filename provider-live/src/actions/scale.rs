@@ -45,7 +45,7 @@ impl Scale {
         let connection = self.ctx.connection()?;
         let client = &connection.client;
         let estate = connection.estate.as_str();
-        let workload = Workload::of(config, &KINDS)?;
+        let workload = Workload::of(&self.ctx, config, &KINDS)?;
         let replicas = config.get("replicas").as_i64().unwrap_or(0);
         let target = workload.target();
         let object = workload.object();

@@ -20,9 +20,7 @@ use plugin_runtime::{
 };
 use serde_json::Value as Json;
 
-use super::{
-    ActionError, DEFAULT_NAMESPACE, POLL_INTERVAL, invalid, outcome, text, timeout_of, validate_timeout,
-};
+use super::{ActionError, POLL_INTERVAL, invalid, namespace_of, outcome, text, timeout_of, validate_timeout};
 use crate::context::Context;
 use crate::objects::{self, Pace, Readiness, Target};
 
@@ -45,9 +43,7 @@ impl Wait {
         let resolved = self.ctx.discovery.resolve(client, api_version, kind).await?;
         let target = Target {
             resource: resolved.resource,
-            namespace: resolved
-                .namespaced
-                .then(|| text(config, "namespace").unwrap_or(DEFAULT_NAMESPACE).to_string()),
+            namespace: resolved.namespaced.then(|| namespace_of(&self.ctx, config)),
             name: text(config, "name").unwrap_or_default().to_string(),
         };
         let criteria = Criteria::of(config, kind == "Secret");

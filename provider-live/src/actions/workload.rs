@@ -9,6 +9,7 @@ use plugin_runtime::{Attribute, Block, Diagnostic, Type, Value};
 use serde_json::Value as Json;
 
 use super::{invalid, namespace_of, text};
+use crate::context::Context;
 use crate::kinds::readiness;
 use crate::objects::{Readiness, Target};
 
@@ -98,7 +99,7 @@ pub struct Workload {
 
 impl Workload {
     /// The workload a wholly known config names; `kinds` are those the action takes.
-    pub fn of(config: &Value, kinds: &[WorkloadKind]) -> Result<Workload, Diagnostic> {
+    pub fn of(ctx: &Context, config: &Value, kinds: &[WorkloadKind]) -> Result<Workload, Diagnostic> {
         let kind = text(config, "kind").unwrap_or_default();
         let kind = WorkloadKind::parse(kind)
             .filter(|k| kinds.contains(k))
@@ -106,7 +107,7 @@ impl Workload {
         Ok(Workload {
             kind,
             name: text(config, "name").unwrap_or_default().to_string(),
-            namespace: namespace_of(config),
+            namespace: namespace_of(ctx, config),
         })
     }
 
@@ -203,7 +204,7 @@ mod tests {
             ("kind", Value::string("Deployment")),
             ("name", Value::string("web")),
         ]);
-        let workload = Workload::of(&config, &kinds).expect("a workload");
+        let workload = Workload::of(&Context::default(), &config, &kinds).expect("a workload");
         assert_eq!(workload.object().to_string(), "Deployment \"default/web\"");
         assert_eq!(workload.line("restarting"), "web: restarting");
     }

@@ -1,8 +1,9 @@
 //! Every data source of the data-source catalog that reads one object by name
 //! (`kubernetes_config_map_v1`, `kubernetes_pod`, `kubernetes_secret` ...): the schema is the
 //! catalog's field table, the state is the live object read through it in full. Labels and
-//! annotations leave out what the provider never shows (the estate label, `ignore_labels`,
-//! keys Kubernetes writes itself). A Secret's values are sensitive, and its `binary_data`
+//! annotations are all the object's but the estate label: hashicorp's data sources apply
+//! neither `ignore_labels` nor `ignore_annotations` and keep the keys Kubernetes writes
+//! (`flattenMetadataFields`). A Secret's values are sensitive, and its `binary_data`
 //! holds the keys the configuration names there, base64-encoded and left out of `data`, as
 //! hashicorp's does.
 
@@ -19,8 +20,8 @@ use crate::catalog::Entry;
 use crate::context::Context;
 use crate::facts;
 use crate::kinds::spec_convert;
-use crate::metadata::{Ignore, user_key};
 use crate::resource::api_resource;
+use kube_estate::ESTATE_LABEL;
 
 /// The data sources for which a missing object is an error. Every other one answers with its
 /// own arguments and nothing else, as hashicorp's do (configurations test for an empty result;
@@ -64,13 +65,13 @@ pub(super) fn block(entry: &Entry) -> Block {
     block
 }
 
-/// A label or annotation map without the keys the provider never shows.
-fn shown(map: &Value, ignore: &[regex::Regex]) -> Value {
+/// A label map without the estate's label.
+fn without_estate(map: &Value) -> Value {
     match map.entries() {
         Some(entries) => Value::Map(
             entries
                 .iter()
-                .filter(|(k, _)| user_key(k, ignore))
+                .filter(|(k, _)| k.as_str() != ESTATE_LABEL)
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         ),
@@ -78,15 +79,13 @@ fn shown(map: &Value, ignore: &[regex::Regex]) -> Value {
     }
 }
 
-/// Filters the labels and annotations of a `metadata` block value read in full; a kind with
-/// no generation (a Namespace, a Secret) reads 0, as hashicorp's state has it.
-pub(super) fn filter_metadata(metadata: &mut Value, ignore: &Ignore) {
+/// Drops the estate label of a `metadata` block value read in full; a kind with no generation
+/// (a Namespace, a Secret) reads 0, as hashicorp's state has it.
+pub(super) fn filter_metadata(metadata: &mut Value) {
     if let Value::List(items) = metadata {
         for item in items {
-            let labels = shown(item.get("labels"), &ignore.labels);
-            let annotations = shown(item.get("annotations"), &ignore.annotations);
+            let labels = without_estate(item.get("labels"));
             item.set("labels", labels);
-            item.set("annotations", annotations);
             if item.get("generation").is_null()
                 && item.entries().is_some_and(|m| m.contains_key("generation"))
             {
@@ -143,9 +142,12 @@ impl DataSource for ByName {
             let why = "The data source reads one object by its name.";
             return Err(diags(ReadError::Required { path, why }));
         };
-        let namespace = info
-            .namespaced
-            .then(|| meta.get("namespace").as_str().unwrap_or("default"));
+        let namespace = info.namespaced.then(|| {
+            meta.get("namespace")
+                .as_str()
+                .or(self.ctx.default_namespace())
+                .unwrap_or_default()
+        });
         let resource = api_resource(info);
         let live = match get(&conn.client, self.name, &resource, namespace, name).await {
             Ok(live) => live,
@@ -158,10 +160,11 @@ impl DataSource for ByName {
         let mut state = spec_convert::read_full(self.entry.fields(), &live);
         if facts::is_sdk_v2(self.name) {
             facts::read_absent_as(self.name, &mut state);
+            facts::read_empty_absent(self.name, &mut state);
             facts::sdk_read_zeros(&block(self.entry), &mut state);
         }
         if let Some(metadata) = state.get_mut("metadata") {
-            filter_metadata(metadata, self.ctx.ignore());
+            filter_metadata(metadata);
         }
         if is_secret(self.entry) {
             split_binary(&mut state, &req.config);
@@ -196,19 +199,23 @@ mod tests {
     fn a_secret_reads_decoded_values_and_the_named_binary_keys_encoded() {
         let secret = entry("kubernetes_secret");
         let live = json!({
-            "metadata": {"name": "s", "namespace": "ns", "labels": {"tofu-estate": "e", "app": "x"}},
+            "metadata": {"name": "s", "namespace": "ns", "labels": {"tofu-estate": "e", "app": "x", "kubernetes.io/metadata.name": "s"}},
             "type": "Opaque",
             "data": {"user": "YWRtaW4=", "blob": "AAEC"}
         });
         let mut state = spec_convert::read_full(secret.fields(), &live);
-        filter_metadata(state.get_mut("metadata").unwrap(), &Ignore::default());
+        filter_metadata(state.get_mut("metadata").unwrap());
         let config = Value::object([("binary_data", Value::string_map([("blob", "")]))]);
         split_binary(&mut state, &config);
         assert_eq!(state.get("data"), &Value::string_map([("user", "admin")]));
         assert_eq!(state.get("binary_data"), &Value::string_map([("blob", "AAEC")]));
         assert_eq!(state.get("type"), &Value::string("Opaque"));
         let meta = &state.get("metadata").elements()[0];
-        assert_eq!(meta.get("labels"), &Value::string_map([("app", "x")]));
+        // All the object's labels but the estate's, as hashicorp's data sources show them.
+        assert_eq!(
+            meta.get("labels"),
+            &Value::string_map([("app", "x"), ("kubernetes.io/metadata.name", "s")])
+        );
         let schema = block(secret);
         assert!(schema.find_attribute("data").unwrap().sensitive);
         assert!(schema.find_attribute("binary_data").unwrap().sensitive);

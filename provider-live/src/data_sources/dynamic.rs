@@ -88,9 +88,12 @@ impl DataSource for One {
             .map_err(diags)?;
         let meta = first(&req.config, "metadata");
         let name = meta.get("name").as_str().unwrap_or_default();
-        let namespace = resolved
-            .namespaced
-            .then(|| meta.get("namespace").as_str().unwrap_or("default"));
+        let namespace = resolved.namespaced.then(|| {
+            meta.get("namespace")
+                .as_str()
+                .or(self.ctx.default_namespace())
+                .unwrap_or_default()
+        });
         let live = get(
             &conn.client,
             self.type_name(),

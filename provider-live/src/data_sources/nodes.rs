@@ -69,7 +69,7 @@ impl DataSource for Nodes {
         if let Some(Value::List(nodes)) = state.get_mut("nodes") {
             for node in nodes {
                 if let Some(metadata) = node.get_mut("metadata") {
-                    filter_metadata(metadata, self.ctx.ignore());
+                    filter_metadata(metadata);
                 }
             }
         }

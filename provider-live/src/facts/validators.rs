@@ -144,20 +144,32 @@ struct OneOf {
 
 impl Validator for OneOf {
     fn check(&self, value: &Value) -> Result<(), String> {
+        self.check_at(value, "the value")
+    }
+
+    /// In SDKv2's words (`validation.StringInSlice`), which configurations' tests match.
+    fn check_at(&self, value: &Value, sdk_path: &str) -> Result<(), String> {
         let found = value.as_str().is_some_and(|s| {
             self.allowed
                 .iter()
                 .any(|a| a == s || (self.any_case && a.eq_ignore_ascii_case(s)))
         });
         if found {
-            Ok(())
-        } else {
-            Err(format!(
-                "Expected one of {}, got {}.",
-                quoted(&self.allowed),
-                shown(value)
-            ))
+            return Ok(());
         }
+        let allowed: Vec<String> = self.allowed.iter().map(|a| format!("{a:?}")).collect();
+        let got = match value.plain() {
+            Value::String(s) => s.clone(),
+            other => other.to_json().to_string(),
+        };
+        Err(format!(
+            "expected {sdk_path} to be one of [{}], got {got}",
+            allowed.join(" ")
+        ))
+    }
+
+    fn names_the_path(&self) -> bool {
+        true
     }
 
     fn describe(&self) -> String {
@@ -383,7 +395,13 @@ fn text_problem(check: Check, s: &str) -> Option<String> {
             s.parse::<i64>().is_ok_and(|n| n >= 0),
             "is not a whole number of at least 0",
         ),
-        Check::Quantity => fails(spec_quantity::is_valid(s), "is not a Kubernetes quantity"),
+        // The second half is Kubernetes' own wording (`resource.ParseQuantity`), which
+        // hashicorp's message carries and its tests look for.
+        Check::Quantity => fails(
+            spec_quantity::is_valid(s),
+            "is not a Kubernetes quantity: quantities must match the regular expression \
+             '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        ),
         Check::ModeBits => fails(
             s.starts_with('0') && i64::from_str_radix(s, 8).is_ok_and(|n| (0..=0o777).contains(&n)),
             "is not an octal file mode from \"0000\" to \"0777\"",
@@ -549,7 +567,16 @@ mod tests {
     #[test]
     fn lists_and_ranges_name_what_is_allowed() {
         let err = checks(r#"one_of ["Always","OnFailure","Never"]"#, s("Sometimes")).unwrap_err();
-        assert!(err.contains("\"Always\", \"OnFailure\", \"Never\""), "{err}");
+        assert_eq!(
+            err,
+            r#"expected the value to be one of ["Always" "OnFailure" "Never"], got Sometimes"#
+        );
+        let rule = parse(r#"one_of ["Always"]"#).unwrap();
+        let at = rule.check_at(&s("Never"), "spec.0.restart_policy").unwrap_err();
+        assert_eq!(
+            at,
+            r#"expected spec.0.restart_policy to be one of ["Always"], got Never"#
+        );
         assert!(checks(r#"one_of_ci ["TCP"]"#, s("tcp")).is_ok());
         assert!(checks("int_between [1,65535]", Value::int(0)).is_err());
         assert!(checks("int_greater_than 600", Value::int(601)).is_ok());

@@ -412,7 +412,7 @@ impl Resource for TokenRequest {
             && let Some(meta) = items.first_mut()
             && metadata(&req.config).get("namespace").is_null()
         {
-            meta.set("namespace", Value::string("default"));
+            meta.set("namespace", self.ctx.planned_namespace());
         }
         if req.config.get("id").is_null() {
             let id = match account(&planned) {

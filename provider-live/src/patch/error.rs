@@ -7,7 +7,7 @@ use plugin_runtime::Diagnostic;
 /// Why a patch could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum PatchError {
-    #[error("{object} does not exist")]
+    #[error("The {object} does not exist")]
     Missing { object: ObjectRef, type_name: String },
     #[error("Field manager conflict on {object}: fields owned by {}", managers(.fields))]
     Conflict {

@@ -104,7 +104,12 @@ impl Resource for PatchResource {
             let configured = metadata::of(&req.config);
             for field in defaulted {
                 if configured.get(field).is_null() {
-                    meta.set(field, Value::string("default"));
+                    let value = match *field {
+                        "namespace" => self.ctx.planned_namespace(),
+                        // The account `default`, which every namespace has.
+                        _ => Value::string("default"),
+                    };
+                    meta.set(field, value);
                 }
             }
         }
