@@ -22,7 +22,7 @@ const FACTS_DIR: &str = "provider-live/catalog/hashicorp";
 /// Where the expanded facts go.
 pub const FACTS_OUTPUT: &str = "provider-live/catalog/facts.tsv";
 
-const KINDS: [&str; 16] = [
+const KINDS: [&str; 17] = [
     "mount",
     "framework",
     "schema_version",
@@ -30,6 +30,7 @@ const KINDS: [&str; 16] = [
     "default",
     "reads_absent_as",
     "empty_reads_absent",
+    "imports_as",
     "computed_block",
     "validate",
     "force_new",
@@ -320,7 +321,7 @@ fn upgrade_problem(row: &Recorded, path: &str, paths: &Shapes) -> Option<String>
 /// resolves through list indices.
 fn normalised(row: &Recorded, shape: &(String, String, String, String), paths: &Shapes) -> Option<String> {
     match row.fact.as_str() {
-        "default" | "reads_absent_as" => {
+        "default" | "reads_absent_as" | "imports_as" => {
             let value: Json = serde_json::from_str(&row.argument).ok()?;
             let typed = match (shape.2.as_str(), &value) {
                 ("string", Json::String(_)) | ("number", Json::Number(_)) | ("bool", Json::Bool(_)) => value,
@@ -411,6 +412,7 @@ pub fn generate_behaviour_doc(root: &Path) -> Result<String, Error> {
          | `force_new` | a change replaces the object (on a block: a change of its number of elements) |\n\
          | `diff_suppress` | a value that means the same as the prior one keeps the prior's spelling |\n\
          | `empty_reads_absent` | a block whose object holds nothing reads as no block (a data source's read, an import) |\n\
+         | `imports_as` | the value an import gives a Terraform-only setting (others an import leaves unset) |\n\
          | `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with` | constraints between attributes |\n\
          | `schema_version` | the type's schema version, which the engine stores with its state |\n\
          | `state_upgrade` | how a state of an older version becomes the current one (`0 block_to_map`: a block of one became this map; `0 drop`: the attribute is gone) |\n\n\

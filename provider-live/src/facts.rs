@@ -134,7 +134,7 @@ fn apply(fact: &Fact, target: Target<'_>) -> Result<(), String> {
             block.computed = true;
             return Ok(());
         }
-        // Applied by the data sources' read: [`read_empty_absent`].
+        // Applied by reads: [`read_empty_absent`].
         Target::Block(_) if fact.kind == "empty_reads_absent" => return Ok(()),
         Target::Block(_) => return Err(format!("a {} fact on a block", fact.kind)),
         Target::Attribute(attribute) => attribute,
@@ -149,6 +149,8 @@ fn apply(fact: &Fact, target: Target<'_>) -> Result<(), String> {
             let json: serde_json::Value = serde_json::from_str(fact.argument).map_err(|e| e.to_string())?;
             attribute.set_default(Value::from_json(&json));
         }
+        // Applied by an import: [`imported_values`].
+        "imports_as" => {}
         "validate" => rules.validators.push(validators::parse(fact.argument)?),
         "force_new" => rules.replace = true,
         "diff_suppress" => match fact.argument {
@@ -218,6 +220,15 @@ pub fn read_absent_as(type_name: &str, state: &mut Value) {
                 &fact.path.split('.').collect::<Vec<_>>(),
                 &Value::from_json(&json),
             );
+        }
+    }
+}
+
+/// An import's `state` with its type's `imports_as` values (a claim's `wait_until_bound`).
+pub fn imported_values(type_name: &str, state: &mut Value) {
+    for fact in of(type_name).iter().filter(|f| f.kind == "imports_as") {
+        if let Ok(json) = serde_json::from_str(fact.argument) {
+            state.set(fact.path, Value::from_json(&json));
         }
     }
 }
@@ -513,5 +524,15 @@ mod tests {
             1,
             "a selector that selects stays"
         );
+    }
+
+    #[test]
+    fn a_claims_import_waits_until_bound_as_hashicorps_importer_sets_it() {
+        let mut state = Value::object([("wait_until_bound", Value::Null)]);
+        imported_values("kubernetes_persistent_volume_claim_v1", &mut state);
+        assert_eq!(state.get("wait_until_bound"), &Value::Bool(true));
+        let mut other = Value::object([("wait_for_rollout", Value::Null)]);
+        imported_values("kubernetes_deployment_v1", &mut other);
+        assert_eq!(other.get("wait_for_rollout"), &Value::Null);
     }
 }

@@ -182,6 +182,7 @@ impl<K: Kind> TypedResource<K> {
             facts::sdk_read_zeros(self.block(), &mut state);
             if prior.is_null() {
                 facts::read_empty_absent(info.type_name, &mut state);
+                facts::imported_values(info.type_name, &mut state);
             }
         }
         state
