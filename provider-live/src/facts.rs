@@ -215,11 +215,12 @@ pub fn is_sdk_v2(type_name: &str) -> bool {
 pub fn read_absent_as(type_name: &str, state: &mut Value) {
     for fact in of(type_name).iter().filter(|f| f.kind == "reads_absent_as") {
         if let Ok(json) = serde_json::from_str(fact.argument) {
-            fill_absent(
-                state,
-                &fact.path.split('.').collect::<Vec<_>>(),
-                &Value::from_json(&json),
-            );
+            let value = Value::from_json(&json);
+            each_at(state, &fact.path.split('.').collect::<Vec<_>>(), &mut |v| {
+                if v.is_null() {
+                    *v = value.clone();
+                }
+            });
         }
     }
 }
@@ -238,28 +239,12 @@ pub fn imported_values(type_name: &str, state: &mut Value) {
 /// leaves them out: a data source's read, and a resource's import.
 pub fn read_empty_absent(type_name: &str, state: &mut Value) {
     for fact in of(type_name).iter().filter(|f| f.kind == "empty_reads_absent") {
-        drop_empty(state, &fact.path.split('.').collect::<Vec<_>>());
+        each_at(state, &fact.path.split('.').collect::<Vec<_>>(), &mut drop_empty);
     }
 }
 
-/// Empties the block list at `path` (through every element of the lists on the way) when its
-/// one element holds only empty values.
-fn drop_empty(state: &mut Value, path: &[&str]) {
-    let Some((head, rest)) = path.split_first() else {
-        return;
-    };
-    let Value::Object(fields) = state else {
-        return;
-    };
-    let Some(child) = fields.get_mut(*head) else {
-        return;
-    };
-    if !rest.is_empty() {
-        if let Value::List(items) = child {
-            items.iter_mut().for_each(|item| drop_empty(item, rest));
-        }
-        return;
-    }
+/// Empties a block list when its one element holds only empty values.
+fn drop_empty(child: &mut Value) {
     // SDKv2's zero values included: its flat state cannot tell them from unset.
     let holds_nothing = |v: &Value| match v.plain() {
         Value::Null => true,
@@ -303,9 +288,9 @@ pub fn sdk_read_zeros(block: &Block, state: &mut Value) {
     }
 }
 
-/// Sets the null attribute at `path` (through every element of the lists on the way) to
-/// `value`; a path the state lacks is left alone.
-fn fill_absent(state: &mut Value, path: &[&str], value: &Value) {
+/// Calls `f` on the attribute at `path`, through every element of the lists (and objects) on
+/// the way; a path the state lacks is left alone.
+fn each_at(state: &mut Value, path: &[&str], f: &mut dyn FnMut(&mut Value)) {
     let Some((head, rest)) = path.split_first() else {
         return;
     };
@@ -316,9 +301,9 @@ fn fill_absent(state: &mut Value, path: &[&str], value: &Value) {
         return;
     };
     match (rest.is_empty(), child) {
-        (true, v) if v.is_null() => *v = value.clone(),
-        (false, Value::List(items)) => items.iter_mut().for_each(|i| fill_absent(i, rest, value)),
-        (false, v @ Value::Object(_)) => fill_absent(v, rest, value),
+        (true, v) => f(v),
+        (false, Value::List(items)) => items.iter_mut().for_each(|i| each_at(i, rest, f)),
+        (false, v @ Value::Object(_)) => each_at(v, rest, f),
         _ => {}
     }
 }
