@@ -413,3 +413,47 @@ fn wait_failed_job_says_its_pods_exit_code() {
     assert!(took < Duration::from_secs(60), "the apply took {took:?}");
     tainted(&work, "kubernetes_job_v1.once");
 }
+
+/// A Pod's destroy returns once the Pod is gone, as hashicorp's delete waits for it
+/// (`resource_kubernetes_pod_v1.go:242`): its containers stop within their grace period first,
+/// and a check right after the destroy finds nothing.
+#[test]
+fn wait_a_pods_destroy_returns_once_it_is_gone() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "pod-gone");
+    let work = LiveDir::new(&unique_name("pod-gone"), cluster.kubeconfig());
+    work.write(&format!(
+        r#"
+resource "kubernetes_pod_v1" "slow" {{
+{}  spec {{
+    termination_grace_period_seconds = 5
+    container {{
+      name    = "work"
+      image   = "busybox"
+      command = ["sleep", "600"]
+    }}
+  }}
+}}
+"#,
+        metadata("slow", &ns.name)
+    ));
+    work.apply_ok("the Pod");
+    work.write("");
+    work.apply_ok("destroy");
+    let left = cluster.kubectl(&[
+        "get",
+        "pod",
+        "slow",
+        "-n",
+        &ns.name,
+        "--ignore-not-found",
+        "-o",
+        "name",
+    ]);
+    assert!(left.success(), "{left}");
+    assert_eq!(
+        left.stdout.trim(),
+        "",
+        "the Pod is still there after its destroy:\n{left}"
+    );
+}
