@@ -211,6 +211,13 @@ fn whole_content(object: &Json) -> Json {
             for key in ["resourceVersion", "managedFields", "generation"] {
                 meta.remove(key);
             }
+            // Keys Kubernetes writes itself move with status (an autoscaling/v1 HPA's
+            // conditions annotation): no change of anyone's.
+            for key in ["labels", "annotations"] {
+                if let Some(map) = meta.get_mut(key).and_then(Json::as_object_mut) {
+                    map.retain(|k, _| !metadata::server_key(k));
+                }
+            }
         }
     }
     content
@@ -396,6 +403,14 @@ mod tests {
         assert!(!unchanged(Some(&c), &seen));
         assert!(!unchanged(None, &seen));
         assert!(unchanged(None, &fingerprint(None, "tofu-live", b"")));
+        // An autoscaling/v1 HPA's status, seen as annotations, is no change of anyone's.
+        let hpa = |conditions: &str| {
+            json!({"metadata": {"name": "api", "annotations": {
+                "autoscaling.alpha.kubernetes.io/conditions": conditions, "team": "web"}},
+                "spec": {"maxReplicas": 3}})
+        };
+        let seen = fingerprint(Some(&hpa("[]")), "tofu-live", b"");
+        assert!(unchanged(Some(&hpa("[{\"type\":\"AbleToScale\"}]")), &seen));
     }
 
     /// A Deployment we applied, with `replicas` and a template annotation another manager owns.

@@ -265,14 +265,20 @@ const SERVER_KEYS: &[&str] = &[
     "deprecated.daemonset.template.generation",
 ];
 
-/// Whether a key found on an object belongs to the user: not the estate label nor a create's
-/// token ([`crate::create::TOKEN_LABEL`]), not ignored by the provider block, not one
-/// Kubernetes writes itself ([`SERVER_KEYS`]).
-pub fn user_key(key: &str, ignore: &[Regex]) -> bool {
-    let server = SERVER_KEYS.iter().any(|k| match k.strip_suffix('/') {
+/// A label or annotation key Kubernetes writes itself ([`SERVER_KEYS`]): an HPA's
+/// `autoscaling.alpha.kubernetes.io/conditions`, a Deployment's revision.
+pub fn server_key(key: &str) -> bool {
+    SERVER_KEYS.iter().any(|k| match k.strip_suffix('/') {
         Some(prefix) => key.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/')),
         None => key == *k,
-    });
+    })
+}
+
+/// Whether a key found on an object belongs to the user: not the estate label nor a create's
+/// token ([`crate::create::TOKEN_LABEL`]), not ignored by the provider block, not one
+/// Kubernetes writes itself ([`server_key`]).
+pub fn user_key(key: &str, ignore: &[Regex]) -> bool {
+    let server = server_key(key);
     key != ESTATE_LABEL
         && key != crate::create::TOKEN_LABEL
         && !server
