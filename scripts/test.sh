@@ -5,7 +5,7 @@
 #
 # Cargo runs test binaries one after the other; most of ours wait on the engine and an API
 # server, so this script builds them with cargo, then runs TEST_JOBS of them at a time (default
-# 2), each in its package's folder as cargo would, and prints each one's output whole when it
+# 3), each in its package's folder as cargo would, and prints each one's output whole when it
 # ends.
 # Integration tests named in TEST_ALONE run first, each with no other binary beside it. On a real
 # cluster (`KUBECONFIG` set, as in `make test-real`) that is `corpus` unless said otherwise: the
@@ -18,7 +18,7 @@ fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-jobs="${TEST_JOBS:-2}"
+jobs="${TEST_JOBS:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
