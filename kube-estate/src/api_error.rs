@@ -526,7 +526,16 @@ impl From<ApiError> for Diagnostic {
                 for (field, why) in &causes {
                     detail.push_str(&format!("\n- {field}: {why}"));
                 }
-                Diagnostic::error(format!("{object} is invalid"), detail)
+                // The summary names the first refused field, as the engine never wraps a
+                // summary: a user (or a test's pattern) finds the reason on one line.
+                let summary = match causes.as_slice() {
+                    [] => format!("{object} is invalid"),
+                    [(field, why)] => format!("{object} is invalid: {field}: {why}"),
+                    [(field, why), rest @ ..] => {
+                        format!("{object} is invalid: {field}: {why} (and {} more)", rest.len())
+                    }
+                };
+                Diagnostic::error(summary, detail)
             }
             ApiError::Untypable { object, verb, errors } => {
                 let mut detail = "Server-side apply could not merge the object field by field (\"failed to \

@@ -70,7 +70,11 @@ fn invalid_keeps_causes_and_lists_them() {
         other => panic!("{other:?}"),
     }
     let d = Diagnostic::from(e);
-    assert_eq!(d.summary, "ConfigMap \"shop/app-config\" is invalid");
+    assert_eq!(
+        d.summary,
+        "ConfigMap \"shop/app-config\" is invalid: metadata.name: a lowercase RFC 1123 \
+         subdomain must consist of ..."
+    );
     assert!(
         d.detail.contains("\n- metadata.name: a lowercase RFC 1123"),
         "{}",
