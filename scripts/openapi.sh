@@ -14,3 +14,21 @@ for path in api/v1 apis/admissionregistration.k8s.io/v1 apis/apiregistration.k8s
     "$kubectl" get --raw "/openapi/v3/$path" | python3 -m json.tool --sort-keys --indent 1 > "reference/openapi/$name.json"
     echo "reference/openapi/$name.json"
 done
+
+# The server's feature gates (its kubernetes_feature_enabled metric): `make catalog` leaves out the
+# fields behind a gate that is off.
+{
+    echo "# The API server's feature gates: name, stage, whether on (its kubernetes_feature_enabled"
+    echo "# metric), as scripts/openapi.sh recorded them from a kube-apiserver v1.36 with its default"
+    echo "# gates. Read by \`make catalog\` (kind-catalog/src/beyond.rs)."
+    "$kubectl" get --raw /metrics | python3 -c '
+import re, sys
+rows = []
+for line in sys.stdin:
+    m = re.match(r"kubernetes_feature_enabled\{name=\"([^\"]+)\",stage=\"([^\"]*)\"\} (\d)", line)
+    if m:
+        rows.append("\t".join([m[1], m[2] or "GA", "true" if m[3] == "1" else "false"]))
+print("\n".join(sorted(rows)))
+'
+} > reference/feature-gates.tsv
+echo reference/feature-gates.tsv

@@ -1,5 +1,5 @@
 //! `make catalog`: regenerates `provider-live/catalog/kinds.tsv`, `data_sources.tsv`, `facts.tsv`
-//! and `docs/hashicorp-behaviour.md`;
+//! `docs/hashicorp-behaviour.md` and `docs/beyond-3.4.0.md`, and prints the comparison's counts;
 //! `--check` only compares.
 
 use std::path::Path;
@@ -10,11 +10,12 @@ type Generator = fn(&Path) -> Result<String, kind_catalog::Error>;
 fn main() -> ExitCode {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let check = std::env::args().any(|a| a == "--check");
-    let outputs: [(&str, Generator); 4] = [
+    let outputs: [(&str, Generator); 5] = [
         (kind_catalog::OUTPUT, kind_catalog::generate),
         (kind_catalog::DATA_OUTPUT, kind_catalog::generate_data_sources),
         (kind_catalog::FACTS_OUTPUT, kind_catalog::generate_facts),
         (kind_catalog::BEHAVIOUR_DOC, kind_catalog::generate_behaviour_doc),
+        (kind_catalog::BEYOND_DOC, kind_catalog::generate_beyond_doc),
     ];
     let mut status = ExitCode::SUCCESS;
     for (output, generate) in outputs {
@@ -42,6 +43,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         println!("kind-catalog: wrote {}", out.display());
+    }
+    // The comparison of the server's OpenAPI with hashicorp's schema, in counts.
+    match kind_catalog::beyond_summary(&root) {
+        Ok(summary) => print!("kind-catalog: beyond hashicorp/kubernetes 3.4.0:\n{summary}"),
+        Err(err) => {
+            eprintln!("kind-catalog: {err}");
+            return ExitCode::FAILURE;
+        }
     }
     status
 }

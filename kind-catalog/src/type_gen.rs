@@ -1,6 +1,7 @@
 //! One type's catalog rows: hashicorp's attribute paths joined with its kind's OpenAPI fields by
 //! spelling (or an override), each path's JSON field, shape and scalar type.
 
+use crate::beyond::{Level, Rules};
 use crate::inputs::{Node, Override, Row};
 use crate::openapi::{Oas, OpenApi, server_default};
 use serde_json::{Map, Value as Json};
@@ -70,6 +71,14 @@ pub(crate) struct TypeGen<'a> {
     pub(crate) unmatched: Vec<String>,
     /// The paths hashicorp gives a default ([`facts`]).
     pub(crate) defaulted: BTreeSet<String>,
+    /// What leaves a field beyond hashicorp's schema out ([`crate::beyond`]).
+    pub(crate) rules: &'a Rules,
+    /// A data source's: generated fields are computed.
+    pub(crate) data: bool,
+    /// The paths generated beyond hashicorp's schema.
+    pub(crate) added: Vec<String>,
+    /// The fields left out, with why.
+    pub(crate) left: Vec<(String, String)>,
 }
 
 impl<'g> TypeGen<'g> {
@@ -118,12 +127,21 @@ impl<'g> TypeGen<'g> {
         );
     }
 
-    /// The children of an object schema; `atomic` inside a value owned whole (server-side
-    /// apply's `atomic` maps and lists), where the server's defaults count as the writer's.
-    pub(crate) fn object(&mut self, nodes: &[Node], properties: &Map<String, Json>, atomic: bool) {
-        for node in nodes {
-            self.node(node, properties, atomic);
-        }
+    /// The children of an object schema at `level`, hashicorp's and then the ones it lacks;
+    /// `level.atomic` inside a value owned whole (server-side apply's `atomic` maps and lists),
+    /// where the server's defaults count as the writer's.
+    pub(crate) fn object(&mut self, level: &Level<'_>, nodes: &[Node], properties: &Map<String, Json>) {
+        let claimed = self.children(nodes, properties, level.atomic);
+        let taken = nodes.iter().map(|n| n.row.name().to_string()).collect();
+        self.extras(level, properties, &claimed, &taken);
+    }
+
+    /// hashicorp's attributes at one level: the JSON properties they claim.
+    fn children(&mut self, nodes: &[Node], properties: &Map<String, Json>, atomic: bool) -> BTreeSet<String> {
+        nodes
+            .iter()
+            .flat_map(|node| self.node(node, properties, atomic))
+            .collect()
     }
 
     /// A subtree Kubernetes has no field for; the scalar column keeps its Terraform shape
@@ -165,7 +183,8 @@ impl<'g> TypeGen<'g> {
         None
     }
 
-    pub(crate) fn node(&mut self, node: &Node, properties: &Map<String, Json>, atomic: bool) {
+    /// One hashicorp attribute's rows; the JSON properties of `properties` it stands for.
+    pub(crate) fn node(&mut self, node: &Node, properties: &Map<String, Json>, atomic: bool) -> Vec<String> {
         let path = node.row.path.clone();
         let over = self.find_override(&path).cloned();
         let json = match &over {
@@ -183,7 +202,7 @@ impl<'g> TypeGen<'g> {
                 }
                 None => {
                     self.miss(&path, "no such field (add it to overrides.tsv)");
-                    return;
+                    return Vec::new();
                 }
             },
         };
@@ -201,13 +220,13 @@ impl<'g> TypeGen<'g> {
             };
             let doc = doc_override.unwrap_or_default();
             self.emit(node, "-", "local", &format!("{collection}:{scalar}"), &doc);
-            return;
+            return Vec::new();
         }
         if json == "!" {
             // hashicorp has it, Kubernetes does not: in the schema, and an error when configured.
             let doc = doc_override.unwrap_or_default();
             self.unsupported(node, &doc);
-            return;
+            return Vec::new();
         }
         if json == "~" {
             // A Terraform level of its own whose fields are the enclosing object's.
@@ -218,23 +237,26 @@ impl<'g> TypeGen<'g> {
                 "object"
             };
             self.emit(node, "~", &nested(&node.row, shape), "-", &doc);
-            self.object(&node.children, properties, atomic);
-            return;
+            return self
+                .children(&node.children, properties, atomic)
+                .into_iter()
+                .collect();
         }
         if let Some(field) = json.strip_prefix('+') {
             // Another version's field that the kind's own code translates (kinds/special.rs):
             // this version's OpenAPI lacks it, so overrides.tsv gives its scalar.
             let Some(scalar) = over.as_ref().and_then(|o| o.scalar.clone()) else {
                 self.miss(&path, "a translated field (+) needs its scalar in overrides.tsv");
-                return;
+                return Vec::new();
             };
             self.emit(node, field, "one", &scalar, &doc_override.unwrap_or_default());
-            return;
+            return Vec::new();
         }
         let api: &'g OpenApi = self.api;
+        let claimed = vec![json.split('.').next().unwrap_or(&json).to_string()];
         let Some(schema) = Self::walk(api, properties, &json) else {
             self.miss(&path, format!("no field {json:?} here"));
-            return;
+            return claimed;
         };
         let doc = doc_override.unwrap_or_else(|| api.description(schema));
         let has_object_children = !node.children.is_empty();
@@ -263,15 +285,24 @@ impl<'g> TypeGen<'g> {
             };
             let Some(element) = element else {
                 self.miss(&path, "a block here, but the Kubernetes field is not an object");
-                return;
+                return claimed;
             };
             // Inside an atomic value, an empty object may be the server's default
             // (`objectSelector: {}`).
             let default = atomic.then(|| "{}".to_string());
             self.emit_with_default(node, &json, &nested(&node.row, shape), "-", &doc, default);
-            let atomic = atomic || api.is_atomic(schema);
-            self.object(&node.children, element, atomic);
-            return;
+            let owner = OpenApi::ref_name(schema)
+                .or_else(|| schema.get("items").and_then(OpenApi::ref_name))
+                .unwrap_or_default();
+            let level = Level {
+                parent: &path,
+                owner,
+                attr: nested(&node.row, "").ends_with("@attr"),
+                atomic: atomic || api.is_atomic(schema),
+                computed: node.row.presence() == "computed",
+            };
+            self.object(&level, &node.children, element);
+            return claimed;
         }
         let tf = node.row.element.as_str();
         let name = json.rsplit('.').next().unwrap_or(&json);
@@ -311,6 +342,7 @@ impl<'g> TypeGen<'g> {
                 self.emit_with_default(node, &json, shape, &scalar, &doc, default)
             }
         }
+        claimed
     }
 }
 
