@@ -540,3 +540,36 @@ fn a_state_holds_what_hashicorps_holds_for_what_the_configuration_leaves_out() {
     let plan = work.plan_exit();
     assert_eq!(plan.code, 0, "a diff after the update:\n{plan}");
 }
+
+/// A Job whose `manual_selector` turns on keeps its generated selector and is updated in
+/// place, as the API server allows (hashicorp's schema has it ForceNew false): replacing it
+/// would recreate the Job without a selector, which the API refuses.
+#[test]
+fn a_jobs_manual_selector_changes_in_place() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "jobsel");
+    let work = LiveDir::new(&unique_name("jobsel"), cluster.kubeconfig());
+    let job = |manual: bool| {
+        format!(
+            "resource \"kubernetes_job_v1\" \"once\" {{\n{}  wait_for_completion = false\n  spec {{\n    \
+             manual_selector = {manual}\n    template {{\n      metadata {{}}\n      spec {{\n        \
+             restart_policy = \"Never\"\n        container {{\n          name    = \"once\"\n          \
+             image   = \"busybox\"\n          command = [\"true\"]\n        }}\n      }}\n    }}\n  }}\n}}\n",
+            metadata("once", &ns.name)
+        )
+    };
+    work.write(&job(false));
+    work.apply_ok("a Job with a generated selector");
+    let before = cluster.get_json(&["job", "once", "-n", &ns.name]);
+    work.write(&job(true));
+    work.apply_ok("manual_selector turned on");
+    let after = cluster.get_json(&["job", "once", "-n", &ns.name]);
+    assert_eq!(
+        after["metadata"]["uid"], before["metadata"]["uid"],
+        "the Job was replaced"
+    );
+    assert_eq!(after["spec"]["manualSelector"], true, "{after}");
+    assert_eq!(after["spec"]["selector"], before["spec"]["selector"], "{after}");
+    let plan = work.plan_exit();
+    assert_eq!(plan.code, 0, "a diff after the update:\n{plan}");
+}

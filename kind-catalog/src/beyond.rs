@@ -295,6 +295,11 @@ impl TypeGen<'_> {
             "computed"
         } else if required {
             "required"
+        } else if matches!(api.classify(schema), Oas::Scalar(_)) {
+            // The server may fill it in when nobody sets it (a Job's `podReplacementPolicy`),
+            // and the OpenAPI does not always say so: optional and computed, as hashicorp's own
+            // such fields, so the server's value is never a diff.
+            "defaulted"
         } else {
             "optional"
         };
