@@ -93,9 +93,9 @@ fi
 selection=(-p acceptance -p estate-tools)
 for t in "${tests[@]}"; do selection+=(--test "$t"); done
 status=0
-# Four suites at a time (they mostly wait on the cluster: about 40 % of a core each), the corpus
+# Three suites at a time (they mostly wait on the cluster: about 40 % of a core each), the corpus
 # first and alone (scripts/test.sh); a test that counts the API server's requests keeps the other
 # suites' commands out meanwhile (acceptance::requests).
-TEST_JOBS="${TEST_JOBS:-4}" scripts/test.sh "${selection[@]}" || status=$?
+scripts/test.sh "${selection[@]}" || status=$?
 echo "test-real: ${tests[*]} against the real control plane: $((SECONDS - started)) s in all"
 exit "$status"
