@@ -212,10 +212,13 @@ fn whole_content(object: &Json) -> Json {
                 meta.remove(key);
             }
             // Keys Kubernetes writes itself move with status (an autoscaling/v1 HPA's
-            // conditions annotation): no change of anyone's.
+            // conditions annotation): no change of anyone's, nor is the map they alone make.
             for key in ["labels", "annotations"] {
                 if let Some(map) = meta.get_mut(key).and_then(Json::as_object_mut) {
                     map.retain(|k, _| !metadata::server_key(k));
+                    if map.is_empty() {
+                        meta.remove(key);
+                    }
                 }
             }
         }
@@ -411,6 +414,12 @@ mod tests {
         };
         let seen = fingerprint(Some(&hpa("[]")), "tofu-live", b"");
         assert!(unchanged(Some(&hpa("[{\"type\":\"AbleToScale\"}]")), &seen));
+        // Before the controller's first status write the object has no annotations at all.
+        let bare = json!({"metadata": {"name": "api"}, "spec": {"maxReplicas": 3}});
+        let seen = fingerprint(Some(&bare), "tofu-live", b"");
+        let written = json!({"metadata": {"name": "api", "annotations": {
+            "autoscaling.alpha.kubernetes.io/conditions": "[]"}}, "spec": {"maxReplicas": 3}});
+        assert!(unchanged(Some(&written), &seen));
     }
 
     /// A Deployment we applied, with `replicas` and a template annotation another manager owns.
