@@ -15,6 +15,7 @@
 //! `volatile` (what a second apply of hashicorp's own would show too) or `allowed` (ours's
 //! `estate`) not at all.
 
+mod beyond;
 pub mod compare;
 pub mod known;
 mod report;

@@ -45,10 +45,13 @@ pub fn file() -> PathBuf {
     workspace_root().join("acceptance/differential/known.tsv")
 }
 
-/// The rows of [`file`]; none when it is missing.
+/// The rows of [`file`] (none when it is missing), then those allowing the fields beyond
+/// hashicorp's schema ([`super::beyond`]).
 pub fn load() -> Vec<Known> {
     let text = fs::read_to_string(file()).unwrap_or_default();
-    parse(&text)
+    let mut rows = parse(&text);
+    rows.extend(super::beyond::rows());
+    rows
 }
 
 /// The rows of a `known.tsv` text (comments and blank lines left out).

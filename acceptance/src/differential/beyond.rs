@@ -1,0 +1,90 @@
+//! The fields beyond hashicorp/kubernetes 3.4.0 (`make catalog` generates them: their docs start
+//! "Beyond hashicorp/kubernetes 3.4.0."): hashicorp's binary has no such attribute, so any
+//! difference at one of them, or under one, is ours by design. Rows of the kind catalogs become
+//! `allowed` rows of [`super::known`], with list indices where the catalog has blocks.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use super::known::Known;
+use crate::paths::workspace_root;
+
+const MARK: &str = "\tBeyond hashicorp/kubernetes 3.4.0.";
+const CATALOGS: [&str; 2] = [
+    "provider-live/catalog/kinds.tsv",
+    "provider-live/catalog/data_sources.tsv",
+];
+
+/// An `allowed` row for every generated field of the catalogs, and one for what lies under it.
+pub fn rows() -> Vec<Known> {
+    CATALOGS
+        .iter()
+        .flat_map(|file| rows_of(&fs::read_to_string(workspace_root().join(file)).unwrap_or_default()))
+        .collect()
+}
+
+/// [`rows`] of one catalog's text.
+fn rows_of(catalog: &str) -> Vec<Known> {
+    // (type, Terraform path) -> shape, to tell blocks (a list: an index follows) from the rest.
+    let mut shapes: BTreeMap<(&str, &str), &str> = BTreeMap::new();
+    let mut beyond = Vec::new();
+    for line in catalog.lines().filter(|l| l.starts_with("field\t")) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (ty, path, shape) = (cols[1], cols[2], cols[4]);
+        shapes.insert((ty, path), shape);
+        if line.contains(MARK) {
+            beyond.push((ty, path));
+        }
+    }
+    let mut out = Vec::new();
+    for (ty, path) in beyond {
+        let segments: Vec<&str> = path.split('.').collect();
+        let mut pattern = String::new();
+        for (i, segment) in segments.iter().enumerate() {
+            pattern.push_str(segment);
+            let prefix = segments[..=i].join(".");
+            let listed = shapes.get(&(ty, prefix.as_str())).is_some_and(|s| {
+                matches!(
+                    *s,
+                    "object" | "array" | "arrayset" | "array@attr" | "arrayset@attr"
+                )
+            });
+            if i + 1 < segments.len() {
+                pattern.push_str(if listed { ".*." } else { "." });
+            }
+        }
+        for pattern in [pattern.clone(), format!("{pattern}.**")] {
+            out.push(Known {
+                type_name: ty.to_string(),
+                stage: "*".to_string(),
+                path: pattern,
+                difference: "allowed".to_string(),
+                reason: "beyond hashicorp/kubernetes 3.4.0 (docs/beyond-3.4.0.md)".to_string(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generated_field_and_what_lies_under_it_are_allowed_and_nothing_else() {
+        let catalog = "field\tkubernetes_pod_v1\tspec\tspec\tobject\t-\trequired\t-\tPod spec.\n\
+             field\tkubernetes_pod_v1\tspec.host_users\thostUsers\tone\tbool\tdefaulted\t-\tBeyond hashicorp/kubernetes 3.4.0. Use the host's user namespace.\n\
+             field\tkubernetes_pod_v1\tspec.resize_policy\tresizePolicy\tarray\t-\toptional\t-\tBeyond hashicorp/kubernetes 3.4.0. Resize.\n\
+             field\tkubernetes_pod_v1\tspec.container\tcontainers\tarray\t-\trequired\t-\tContainers.\n";
+        let rows = rows_of(catalog);
+        let covered = |path: &str| {
+            rows.iter()
+                .any(|r| r.covers("kubernetes_pod_v1", "plan", path, "ours 1; hashicorp 2"))
+        };
+        assert!(covered("spec.0.host_users"));
+        assert!(covered("spec.0.resize_policy"));
+        assert!(covered("spec.0.resize_policy.1.resource_name"));
+        assert!(!covered("spec.0.container.0.name"));
+        assert!(!covered("spec.0.host_users_x"));
+    }
+}
