@@ -28,6 +28,18 @@ fn rows_of(catalog: &str) -> Vec<Known> {
     // (type, Terraform path) -> shape, to tell blocks (a list: an index follows) from the rest.
     let mut shapes: BTreeMap<(&str, &str), &str> = BTreeMap::new();
     let mut beyond = Vec::new();
+    // A type's aliases (`kubernetes_deployment` of `kubernetes_deployment_v1`) share its rows.
+    let aliases: BTreeMap<&str, Vec<&str>> = catalog
+        .lines()
+        .filter(|l| l.starts_with("kind\t"))
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            Some((
+                *cols.get(1)?,
+                cols.get(2)?.split(',').filter(|a| *a != "-").collect(),
+            ))
+        })
+        .collect();
     for line in catalog.lines().filter(|l| l.starts_with("field\t")) {
         let cols: Vec<&str> = line.split('\t').collect();
         let (ty, path, shape) = (cols[1], cols[2], cols[4]);
@@ -53,9 +65,10 @@ fn rows_of(catalog: &str) -> Vec<Known> {
                 pattern.push_str(if listed { ".*." } else { "." });
             }
         }
-        for pattern in [pattern.clone(), format!("{pattern}.**")] {
+        let names = std::iter::once(ty).chain(aliases.get(ty).into_iter().flatten().copied());
+        for (name, pattern) in names.flat_map(|n| [(n, pattern.clone()), (n, format!("{pattern}.**"))]) {
             out.push(Known {
-                type_name: ty.to_string(),
+                type_name: name.to_string(),
                 stage: "*".to_string(),
                 path: pattern,
                 difference: "allowed".to_string(),
@@ -72,7 +85,8 @@ mod tests {
 
     #[test]
     fn a_generated_field_and_what_lies_under_it_are_allowed_and_nothing_else() {
-        let catalog = "field\tkubernetes_pod_v1\tspec\tspec\tobject\t-\trequired\t-\tPod spec.\n\
+        let catalog = "kind\tkubernetes_pod_v1\tkubernetes_pod\tv1\tPod\tpods\tnamespaced\n\
+             field\tkubernetes_pod_v1\tspec\tspec\tobject\t-\trequired\t-\tPod spec.\n\
              field\tkubernetes_pod_v1\tspec.host_users\thostUsers\tone\tbool\tdefaulted\t-\tBeyond hashicorp/kubernetes 3.4.0. Use the host's user namespace.\n\
              field\tkubernetes_pod_v1\tspec.resize_policy\tresizePolicy\tarray\t-\toptional\t-\tBeyond hashicorp/kubernetes 3.4.0. Resize.\n\
              field\tkubernetes_pod_v1\tspec.container\tcontainers\tarray\t-\trequired\t-\tContainers.\n";
@@ -86,5 +100,9 @@ mod tests {
         assert!(covered("spec.0.resize_policy.1.resource_name"));
         assert!(!covered("spec.0.container.0.name"));
         assert!(!covered("spec.0.host_users_x"));
+        assert!(
+            rows.iter()
+                .any(|r| r.covers("kubernetes_pod", "state", "spec.0.host_users", "x"))
+        );
     }
 }
