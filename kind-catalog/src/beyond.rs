@@ -11,7 +11,6 @@ use crate::openapi::{Oas, OpenApi, server_default};
 use crate::type_gen::{TypeGen, spelled};
 use serde_json::{Map, Value as Json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// How a generated row's documentation starts: the docs and the schema say it is ours.
@@ -249,13 +248,26 @@ impl TypeGen<'_> {
                     .push((path, format!("hashicorp's `{name}` is another field")));
                 continue;
             }
-            match self
-                .rules
-                .left_out(self.api, (self.ty, &path), level.owner, json, schema)
-            {
-                Some(reason) => self.left.push((path, reason)),
-                None => self.generate(level, &path, json, schema, false, 0),
-            }
+            self.field(level, &path, json, schema, false, 0);
+        }
+    }
+
+    /// The field at `path` generated, or left out with why.
+    fn field(
+        &mut self,
+        level: &Level<'_>,
+        path: &str,
+        json: &str,
+        schema: &Json,
+        required: bool,
+        depth: usize,
+    ) {
+        match self
+            .rules
+            .left_out(self.api, (self.ty, path), level.owner, json, schema)
+        {
+            Some(reason) => self.left.push((path.to_string(), reason)),
+            None => self.generate(level, path, json, schema, required, depth),
         }
     }
 
@@ -291,11 +303,12 @@ impl TypeGen<'_> {
         let api = self.api;
         let attr = if level.attr { "@attr" } else { "" };
         let doc = format!("{MARK} {}", api.description(schema));
+        let class = api.classify(schema);
         let presence = if self.data || level.computed {
             "computed"
         } else if required {
             "required"
-        } else if matches!(api.classify(schema), Oas::Scalar(_)) {
+        } else if matches!(class, Oas::Scalar(_)) {
             // The server may fill it in when nobody sets it (a Job's `podReplacementPolicy`),
             // and the OpenAPI does not always say so: optional and computed, as hashicorp's own
             // such fields, so the server's value is never a diff.
@@ -308,11 +321,11 @@ impl TypeGen<'_> {
         } else {
             "list"
         };
-        let (shape, scalar, element) = match api.classify(schema) {
+        let (shape, scalar, element) = match class {
             Oas::Scalar(s) => ("one".to_string(), generated_scalar(s, json), None),
             Oas::Array(items) => match api.classify(items) {
                 Oas::Scalar(s) => (list.to_string(), generated_scalar(s, json), None),
-                Oas::Object(p) => (format!("array{attr}"), "-", Some((p, OpenApi::ref_name(items)))),
+                Oas::Object(p) => (format!("array{attr}"), "-", Some((p, items))),
                 _ => {
                     return self
                         .left
@@ -330,7 +343,7 @@ impl TypeGen<'_> {
             },
             Oas::Object(p) => {
                 let shape = if level.attr { "single@attr" } else { "object" };
-                (shape.to_string(), "-", Some((p, OpenApi::ref_name(schema))))
+                (shape.to_string(), "-", Some((p, schema)))
             }
             Oas::Any => {
                 return self
@@ -344,20 +357,14 @@ impl TypeGen<'_> {
         let default = (shape == "one" && level.atomic)
             .then(|| server_default(schema))
             .flatten();
-        let default = default.unwrap_or_else(|| "-".to_string());
-        let _ = writeln!(
-            self.out,
-            "field\t{}\t{path}\t{json}\t{shape}\t{scalar}\t{presence}\t{default}\t{doc}",
-            self.ty
-        );
+        self.row(path, json, (&shape, scalar, presence), default, &doc);
         self.added.push(path.to_string());
-        let Some((properties, owner)) = element else {
+        // `element` is the schema of the object itself (a list's items).
+        let Some((properties, element)) = element else {
             return;
         };
-        let resolved = api.resolve(match api.classify(schema) {
-            Oas::Array(items) => items,
-            _ => schema,
-        });
+        let owner = OpenApi::ref_name(element);
+        let resolved = api.resolve(element);
         let required: BTreeSet<&str> = resolved
             .get("required")
             .and_then(Json::as_array)
@@ -374,18 +381,9 @@ impl TypeGen<'_> {
             computed: level.computed,
         };
         for (child, child_schema) in properties {
-            let name = self.tf_name(child, child_schema, level.attr);
-            let child_path = join(path, &name);
-            match self
-                .rules
-                .left_out(api, (self.ty, &child_path), &owner, child, child_schema)
-            {
-                Some(reason) => self.left.push((child_path, reason)),
-                None => {
-                    let required = required.contains(child.as_str());
-                    self.generate(&inner, &child_path, child, child_schema, required, depth + 1)
-                }
-            }
+            let child_path = join(path, &self.tf_name(child, child_schema, level.attr));
+            let required = required.contains(child.as_str());
+            self.field(&inner, &child_path, child, child_schema, required, depth + 1);
         }
     }
 }

@@ -116,14 +116,26 @@ impl<'g> TypeGen<'g> {
         doc: &str,
         default: Option<String>,
     ) {
+        let presence = node.row.presence_with(&self.defaulted);
+        self.row(&node.row.path, json, (shape, scalar, presence), default, doc);
+    }
+
+    /// One `field` row of the catalog: `kind` is its shape, scalar and presence columns.
+    pub(crate) fn row(
+        &mut self,
+        path: &str,
+        json: &str,
+        kind: (&str, &str, &str),
+        default: Option<String>,
+        doc: &str,
+    ) {
+        let (shape, scalar, presence) = kind;
         let doc = if doc.is_empty() { "-" } else { doc };
         let default = default.unwrap_or_else(|| "-".to_string());
         let _ = writeln!(
             self.out,
-            "field\t{}\t{}\t{json}\t{shape}\t{scalar}\t{}\t{default}\t{doc}",
-            self.ty,
-            node.row.path,
-            node.row.presence_with(&self.defaulted)
+            "field\t{}\t{path}\t{json}\t{shape}\t{scalar}\t{presence}\t{default}\t{doc}",
+            self.ty
         );
     }
 
