@@ -6,6 +6,7 @@
 //! [`record`] writes such states with hashicorp's own binary for the corpus; [`replay`] moves
 //! each recorded one in.
 
+pub mod node_ports;
 pub mod record;
 pub mod replay;
 
@@ -62,8 +63,8 @@ pub fn create_as(cluster: &Cluster, dir: &Path, objects: &[Value], manager: &str
 }
 
 /// The recorded `state` given this cluster's objects: each resource's recorded uid, wherever it
-/// appears (a Job's selector holds it too), becomes its object's, and its resource version the
-/// object's.
+/// appears (a Job's selector holds it too), becomes its object's, and its resource version and a
+/// Service's allocated node ports the object's.
 pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
     // Every object in one kubectl call per namespace; an object hashicorp deleted itself (a
     // signing request once signed) is not there.
@@ -103,13 +104,16 @@ pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
         {
             text = text.replace(old, new);
         }
-        versions.push((*r, *i, object["metadata"]["resourceVersion"].clone()));
+        versions.push((*r, *i, object));
     }
     let mut state: Value = serde_json::from_str(&text).expect("the state is still JSON");
-    for (r, i, version) in versions {
+    for (r, i, object) in versions {
         let attributes = &mut state["resources"][r]["instances"][i]["attributes"];
+        if object["kind"] == "Service" {
+            node_ports::live_ports(attributes, object);
+        }
         if let Some(meta) = metadata_mut(attributes) {
-            meta["resource_version"] = version;
+            meta["resource_version"] = object["metadata"]["resourceVersion"].clone();
         }
     }
     state

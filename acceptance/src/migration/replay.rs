@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::record::PLACEHOLDER;
-use super::{create_as, first_plan, fixtures, try_move_in, with_live_uids};
+use super::{create_as, first_plan, fixtures, node_ports, try_move_in, with_live_uids};
 use crate::hcl::{LiveDir, unique_name};
 use crate::objects::{Target, described, kubectl_delete_quietly, kubectl_get, target_of, targets_of};
 use crate::{Cluster, corpus};
@@ -57,7 +57,8 @@ fn creation_order(object: &Value) -> u8 {
 }
 
 impl Recording {
-    fn read(dir: &Path, run: &str) -> Recording {
+    /// The recording in `dir` under the tag `run`, its node ports made `cluster`'s.
+    fn read(cluster: &Cluster, dir: &Path, run: &str) -> Recording {
         let read = |name: &str| {
             fs::read_to_string(dir.join(name))
                 .unwrap_or_else(|e| panic!("{}/{name}: {e}", dir.display()))
@@ -65,18 +66,21 @@ impl Recording {
         };
         let mut objects: Vec<Value> = serde_json::from_str(&read("objects.json")).expect("objects.json");
         objects.sort_by_key(creation_order);
+        let mut state = serde_json::from_str(&read("terraform.tfstate")).expect("the state");
+        let mut body = read("main.tf");
+        node_ports::rehome(cluster, &mut body, &mut objects, &mut state);
         Recording {
             name: dir.file_name().expect("a type").to_string_lossy().into_owned(),
             objects,
-            state: serde_json::from_str(&read("terraform.tfstate")).expect("the state"),
-            body: read("main.tf"),
+            state,
+            body,
         }
     }
 }
 
 /// Moves the recording in `dir` in on `cluster` by `route`; says what went wrong otherwise.
 pub fn replay(cluster: &Cluster, dir: &Path, route: Route) -> Result<(), String> {
-    let recording = Recording::read(dir, &unique_name("r").replace('-', ""));
+    let recording = Recording::read(cluster, dir, &unique_name("r").replace('-', ""));
     let estate = unique_name("est");
     let work = match route {
         Route::ReplaceProvider => {
@@ -101,7 +105,7 @@ pub fn replay(cluster: &Cluster, dir: &Path, route: Route) -> Result<(), String>
 /// all of them.
 pub fn replay_all(cluster: &Cluster, dirs: &[PathBuf]) -> Result<(), String> {
     let run = unique_name("r").replace('-', "");
-    let recordings: Vec<Recording> = dirs.iter().map(|d| Recording::read(d, &run)).collect();
+    let recordings: Vec<Recording> = dirs.iter().map(|d| Recording::read(cluster, d, &run)).collect();
     let estate = unique_name("est");
     let work = LiveDir::new(&estate, cluster.kubeconfig());
     let modules: Vec<(&str, &str, String)> = recordings
