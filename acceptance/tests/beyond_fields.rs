@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 
-use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::{Cluster, beyond};
 use serde_json::Value as Json;
 
 /// The configuration (`fixtures/beyond-fields.tf`): a Deployment per pod-spec concern (no
@@ -21,20 +21,14 @@ fn config(ns: &str, id: &str) -> String {
 
 /// The catalog's generated fields a user sets, as `(group, path)`: a pod template's and a Job
 /// spec's fields once, whichever type holds them, and an init container's as a container's
-/// (one OpenAPI schema, one generated subtree).
+/// (one OpenAPI schema, one generated subtree). The types beyond 3.4.0 have a test of their own
+/// (`new_types.rs`).
 fn generated_fields() -> BTreeSet<(String, String)> {
-    let catalog = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../provider-live/catalog/kinds.tsv"
-    ))
-    .expect("the kind catalog");
-    catalog
-        .lines()
-        .filter(|l| l.starts_with("field\t") && l.contains("\tBeyond hashicorp/kubernetes 3.4.0."))
-        .filter_map(|l| {
-            let cols: Vec<&str> = l.split('\t').collect();
-            (cols[6] != "computed").then(|| canonical(cols[1], cols[2]))
-        })
+    let new_types = beyond::new_types();
+    beyond::field_rows(&beyond::catalog(beyond::RESOURCES))
+        .into_iter()
+        .filter(|f| f.beyond && f.presence != "computed" && !new_types.contains(&f.type_name))
+        .map(|f| canonical(&f.type_name, &f.path))
         .collect()
 }
 

@@ -29,6 +29,8 @@ pub(crate) struct Rules {
     types: BTreeMap<String, String>,
     /// Terraform path endings left out, with why.
     paths: Vec<(String, String)>,
+    /// GA kinds (`apps/v1/ReplicaSet`) with no type of their own, with why ([`crate::kinds`]).
+    pub(crate) kinds: BTreeMap<String, String>,
 }
 
 impl Rules {
@@ -41,6 +43,7 @@ impl Rules {
             gates.insert(name.to_string(), (stage.to_string(), enabled == "true"));
         }
         let (mut excluded, mut types, mut paths) = (BTreeMap::new(), BTreeMap::new(), Vec::new());
+        let mut kinds = BTreeMap::new();
         for (i, line) in rows(&read(root, EXCLUDED)?) {
             let [what, name, reason] = line[..] else {
                 return Err(columns(EXCLUDED, i, 3, line.len()));
@@ -49,6 +52,7 @@ impl Rules {
             match what {
                 "type" => drop(types.insert(name.to_string(), reason)),
                 "path" => paths.push((name.to_string(), reason)),
+                "kind" => drop(kinds.insert(name.to_string(), reason)),
                 schema => drop(excluded.insert((schema.to_string(), name.to_string()), reason)),
             }
         }
@@ -57,6 +61,7 @@ impl Rules {
             excluded,
             types,
             paths,
+            kinds,
         })
     }
 
@@ -81,14 +86,16 @@ impl Rules {
         if owner == OBJECT_META {
             return Some("object metadata: the shared metadata block has hashicorp's fields".into());
         }
+        let mut keep = false;
         if let Some(reason) = self.excluded.get(&(owner.to_string(), name.to_string())) {
-            match reason.strip_prefix("gate:") {
-                Some(gate) => {
-                    if let Some(off) = self.gate_off(gate) {
-                        return Some(off);
-                    }
+            if let Some(gate) = reason.strip_prefix("gate:") {
+                if let Some(off) = self.gate_off(gate) {
+                    return Some(off);
                 }
-                None => return Some(reason.clone()),
+            } else if reason.starts_with("keep:") || reason.starts_with("required:") {
+                keep = true;
+            } else {
+                return Some(reason.clone());
             }
         }
         let owner_schema = api.schemas.get(owner);
@@ -110,6 +117,9 @@ impl Rules {
         if text.contains("Deprecated") || text.contains("deprecated") {
             return Some("deprecated".into());
         }
+        if keep {
+            return None;
+        }
         let named: Vec<(&String, &(String, bool))> = self
             .gates
             .iter()
@@ -126,6 +136,14 @@ impl Rules {
             return Some("alpha".into());
         }
         None
+    }
+
+    /// Whether a row of `beyond.tsv` makes property `name` of `owner` required: the API refuses
+    /// an object without it although the OpenAPI does not list it.
+    pub(crate) fn required(&self, owner: &str, name: &str) -> bool {
+        self.excluded
+            .get(&(owner.to_string(), name.to_string()))
+            .is_some_and(|why| why.starts_with("required:"))
     }
 
     /// Why a field behind `gate` is left out: the gate is off (or unknown to the server).
@@ -148,7 +166,7 @@ fn names_word(text: &str, word: &str) -> bool {
 }
 
 /// The non-comment lines of a TSV file, split, with their line numbers.
-fn rows(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
+pub(crate) fn rows(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
@@ -231,6 +249,8 @@ impl TypeGen<'_> {
         claimed: &BTreeSet<String>,
         taken: &BTreeSet<String>,
     ) {
+        let api = self.api;
+        let required = required_of(api, api.schemas.get(level.owner));
         for (json, schema) in properties {
             if claimed.contains(json) {
                 continue;
@@ -248,7 +268,7 @@ impl TypeGen<'_> {
                     .push((path, format!("hashicorp's `{name}` is another field")));
                 continue;
             }
-            self.field(level, &path, json, schema, false, 0);
+            self.field(level, &path, json, schema, required.contains(json.as_str()), 0);
         }
     }
 
@@ -267,7 +287,10 @@ impl TypeGen<'_> {
             .left_out(self.api, (self.ty, path), level.owner, json, schema)
         {
             Some(reason) => self.left.push((path.to_string(), reason)),
-            None => self.generate(level, path, json, schema, required, depth),
+            None => {
+                let required = required || self.rules.required(level.owner, json);
+                self.generate(level, path, json, schema, required, depth)
+            }
         }
     }
 
@@ -354,9 +377,13 @@ impl TypeGen<'_> {
         if element.is_some() && depth >= MAX_DEPTH {
             return self.left.push((path.into(), "nested too deep".into()));
         }
-        let default = (shape == "one" && level.atomic)
-            .then(|| server_default(schema))
-            .flatten();
+        // Inside an atomic value the server's defaults count as the writer's: an empty object
+        // (a webhook's or a binding's `objectSelector: {}`) and a scalar's OpenAPI default.
+        let default = match (&element, shape.as_str()) {
+            (Some(_), "object" | "single@attr") if level.atomic => Some("{}".to_string()),
+            (None, "one") if level.atomic => server_default(schema),
+            _ => None,
+        };
         self.row(path, json, (&shape, scalar, presence), default, &doc);
         self.added.push(path.to_string());
         // `element` is the schema of the object itself (a list's items).
@@ -364,14 +391,7 @@ impl TypeGen<'_> {
             return;
         };
         let owner = OpenApi::ref_name(element);
-        let resolved = api.resolve(element);
-        let required: BTreeSet<&str> = resolved
-            .get("required")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Json::as_str)
-            .collect();
+        let required = required_of(api, Some(element));
         let owner = owner.unwrap_or(level.owner).to_string();
         let inner = Level {
             parent: path,
@@ -386,6 +406,18 @@ impl TypeGen<'_> {
             self.field(&inner, &child_path, child, child_schema, required, depth + 1);
         }
     }
+}
+
+/// The properties the object `schema` requires.
+fn required_of<'s>(api: &'s OpenApi, schema: Option<&'s Json>) -> BTreeSet<&'s str> {
+    schema
+        .map(|s| api.resolve(s))
+        .and_then(|s| s.get("required"))
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .collect()
 }
 
 /// The catalog scalar of a generated field: Kubernetes' own type, in Terraform's.

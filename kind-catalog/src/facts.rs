@@ -15,7 +15,8 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use crate::{Error, REFERENCE, read};
+use crate::inputs::types;
+use crate::{Error, NEW_TYPES, REFERENCE, metadata_model, read};
 
 /// The recorded facts, relative to the workspace root.
 const FACTS_DIR: &str = "provider-live/catalog/hashicorp";
@@ -285,6 +286,17 @@ pub fn expand(root: &Path) -> Result<Facts, Error> {
         let mut facts: Vec<Fact> = found.into_values().flat_map(|(_, f)| f).collect();
         facts.sort();
         by_type.insert(ty.clone(), facts);
+    }
+    // A type beyond 3.4.0 has its metadata model's block, and so that block's facts.
+    for ty in types(NEW_TYPES, &read(root, NEW_TYPES)?)? {
+        let model = metadata_model(&ty.scope).and_then(|m| by_type.get(m));
+        let metadata: Vec<Fact> = model
+            .into_iter()
+            .flatten()
+            .filter(|f| f.path == "metadata" || f.path.starts_with("metadata."))
+            .cloned()
+            .collect();
+        by_type.insert(ty.name, metadata);
     }
     if problems.is_empty() {
         Ok(Facts { by_type })

@@ -19,6 +19,14 @@ pub enum Error {
         line: usize,
         message: String,
     },
+    #[error(
+        "reference/discovery.tsv: GA kinds with no type and no `kind` row in beyond.tsv: {unaccounted:?}; \
+         `kind` rows naming no kind the server creates: {stale:?}"
+    )]
+    Kinds {
+        unaccounted: Vec<String>,
+        stale: Vec<String>,
+    },
     #[error("{} attribute paths have no Kubernetes field:\n  {}", .0.len(), .0.join("\n  "))]
     Unmatched(Vec<String>),
 }
@@ -130,6 +138,8 @@ pub(crate) fn overrides(text: &str) -> Result<BTreeMap<(String, String), Overrid
 
 /// One resource type of `types.tsv`.
 pub(crate) struct TypeRow {
+    /// Its line in its file, for errors.
+    pub(crate) line: usize,
     pub(crate) name: String,
     pub(crate) aliases: String,
     pub(crate) api_version: String,
@@ -155,6 +165,7 @@ pub(crate) fn types(file: &'static str, text: &str) -> Result<Vec<TypeRow>, Erro
             });
         };
         out.push(TypeRow {
+            line: i + 1,
             name: name.into(),
             aliases: aliases.into(),
             api_version: api_version.into(),

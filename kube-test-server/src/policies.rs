@@ -1,9 +1,10 @@
-//! ValidatingAdmissionPolicy admission: each binding applies its policy to the writes both
-//! their match resources select, and a validation that evaluates to false denies the write
-//! when the binding's actions include `Deny` (22-admission-misc steps 11 and 12).
+//! Admission policies. Each ValidatingAdmissionPolicy binding applies its policy to the writes
+//! both their match resources select, and a validation that evaluates to false denies the write
+//! when the binding's actions include `Deny` (22-admission-misc steps 11 and 12). Each
+//! MutatingAdmissionPolicy binding likewise applies its policy's mutations before validation.
 //!
 //! Parameters (`paramKind`) are not looked up (`params` is null); `Warn` and `Audit` actions do
-//! not change the answer.
+//! not change the answer; an apply configuration merges maps and replaces everything else.
 
 use serde_json::{Map, Value, json};
 
@@ -15,6 +16,7 @@ use crate::status::{self, ApiError};
 use crate::store::Store;
 
 /// The write under admission.
+#[derive(Clone, Copy)]
 pub struct Write<'a> {
     pub rt: &'a ResourceType,
     pub version: &'a str,
@@ -27,35 +29,25 @@ pub struct Write<'a> {
 
 /// Runs every bound policy over `write`; the first denial is the error to answer.
 pub fn admit(store: &Store, write: &Write) -> Result<(), ApiError> {
-    let bindings: Vec<&Value> = store
-        .list(&resources::VALIDATINGPOLICYBINDINGS.key(), None)
-        .collect();
-    if bindings.is_empty() {
-        return Ok(());
-    }
-    let namespace = (!write.namespace.is_empty())
-        .then(|| store.get(&resources::NAMESPACES.key(), "", write.namespace))
-        .flatten();
-    for binding in bindings {
-        let policy_name = binding["spec"]["policyName"].as_str().unwrap_or("");
-        let Some(policy) = store.get(&resources::VALIDATINGPOLICIES.key(), "", policy_name) else {
-            continue;
-        };
+    let namespace = namespace_of(store, write);
+    let bound = bound(
+        store,
+        (
+            &resources::VALIDATINGPOLICYBINDINGS,
+            &resources::VALIDATINGPOLICIES,
+        ),
+        write,
+        namespace.as_ref(),
+    );
+    for (binding, policy) in bound {
         let spec = &policy["spec"];
-        if !matches(&spec["matchConstraints"], write, namespace, false) {
-            continue;
-        }
-        if let Some(narrower) = binding["spec"].get("matchResources").filter(|m| !m.is_null())
-            && !matches(narrower, write, namespace, true)
-        {
-            continue;
-        }
         let denies = binding["spec"]["validationActions"]
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == "Deny"));
-        if let Some(message) = violation(spec, write, namespace)
+        if let Some(message) = violation(spec, write, namespace.as_ref())
             && denies
         {
+            let policy_name = policy["metadata"]["name"].as_str().unwrap_or("");
             let binding_name = binding["metadata"]["name"].as_str().unwrap_or("");
             return Err(denied(
                 write,
@@ -67,6 +59,147 @@ pub fn admit(store: &Store, write: &Write) -> Result<(), ApiError> {
         }
     }
     Ok(())
+}
+
+/// `write`'s object as every bound MutatingAdmissionPolicy leaves it, in binding order (its
+/// `ApplyConfiguration` merged in, its `JSONPatch` applied), or `None` when none applies.
+pub fn mutate(store: &Store, write: &Write) -> Result<Option<Value>, ApiError> {
+    let namespace = namespace_of(store, write);
+    let bound = bound(
+        store,
+        (&resources::MUTATINGPOLICYBINDINGS, &resources::MUTATINGPOLICIES),
+        write,
+        namespace.as_ref(),
+    );
+    let mut object = write.object.clone();
+    let mut changed = false;
+    for (_, policy) in bound {
+        let spec = &policy["spec"];
+        let fail_closed = spec["failurePolicy"].as_str() != Some("Ignore");
+        let current = Write {
+            object: &object,
+            ..*write
+        };
+        let vars = activation(spec, &current, namespace.as_ref());
+        let mut mutated = object.clone();
+        let outcome = conditions_hold(spec, &vars).and_then(|hold| {
+            if !hold {
+                return Ok(());
+            }
+            for mutation in spec["mutations"].as_array().into_iter().flatten() {
+                mutation_of(mutation, &vars, &mut mutated)?;
+            }
+            Ok(())
+        });
+        match outcome {
+            Ok(()) => {
+                changed |= mutated != object;
+                object = mutated;
+            }
+            Err(_) if !fail_closed => {}
+            Err(e) => {
+                let name = policy["metadata"]["name"].as_str().unwrap_or("");
+                return Err(denied(
+                    write,
+                    &format!("MutatingAdmissionPolicy '{name}' failed: {e}"),
+                    "Invalid",
+                ));
+            }
+        }
+    }
+    Ok(changed.then_some(object))
+}
+
+/// One mutation of a policy applied to `object`.
+fn mutation_of(mutation: &Value, vars: &Vars, object: &mut Value) -> Result<(), String> {
+    match mutation["patchType"].as_str() {
+        Some("ApplyConfiguration") => {
+            let expression = mutation["applyConfiguration"]["expression"]
+                .as_str()
+                .unwrap_or("");
+            merge(object, evaluate(expression, vars)?);
+            Ok(())
+        }
+        Some("JSONPatch") => {
+            let expression = mutation["jsonPatch"]["expression"].as_str().unwrap_or("");
+            for op in evaluate(expression, vars)?.as_array().into_iter().flatten() {
+                json_patch(object, op)?;
+            }
+            Ok(())
+        }
+        other => Err(format!("unsupported patchType {other:?}")),
+    }
+}
+
+/// Server-side apply's merge of an apply configuration, as far as policies use it: maps merge
+/// field by field, anything else is replaced.
+fn merge(target: &mut Value, patch: Value) {
+    match (target, patch) {
+        (Value::Object(into), Value::Object(from)) => {
+            for (key, value) in from {
+                merge(into.entry(key).or_insert(Value::Null), value);
+            }
+        }
+        (target, patch) => *target = patch,
+    }
+}
+
+/// One JSON Patch operation (`add`, `replace`, `remove`) at its JSON pointer.
+fn json_patch(object: &mut Value, op: &Value) -> Result<(), String> {
+    let path = op["path"].as_str().unwrap_or("");
+    let (parent, last) = path
+        .rsplit_once('/')
+        .ok_or_else(|| format!("invalid path {path:?}"))?;
+    let key = last.replace("~1", "/").replace("~0", "~");
+    let holder = object
+        .pointer_mut(parent)
+        .ok_or_else(|| format!("no {parent:?} to patch"))?;
+    match (op["op"].as_str(), holder) {
+        (Some("add" | "replace"), Value::Object(map)) => {
+            map.insert(key, op["value"].clone());
+        }
+        (Some("add"), Value::Array(items)) if key == "-" => items.push(op["value"].clone()),
+        (Some("remove"), Value::Object(map)) => {
+            map.shift_remove(&key);
+        }
+        (other, _) => return Err(format!("unsupported JSON patch operation {other:?} at {path:?}")),
+    }
+    Ok(())
+}
+
+/// The write's namespace object, for namespace selectors.
+fn namespace_of(store: &Store, write: &Write) -> Option<Value> {
+    (!write.namespace.is_empty())
+        .then(|| store.get(&resources::NAMESPACES.key(), "", write.namespace))
+        .flatten()
+        .cloned()
+}
+
+/// Each binding of `kinds.0` whose policy (of `kinds.1`) and own match resources select
+/// `write`, with that policy.
+fn bound<'s>(
+    store: &'s Store,
+    kinds: (&ResourceType, &ResourceType),
+    write: &Write,
+    namespace: Option<&Value>,
+) -> Vec<(&'s Value, &'s Value)> {
+    let (bindings, policies) = kinds;
+    store
+        .list(&bindings.key(), None)
+        .filter_map(|binding| {
+            let policy_name = binding["spec"]["policyName"].as_str().unwrap_or("");
+            let policy = store.get(&policies.key(), "", policy_name)?;
+            if !matches(&policy["spec"]["matchConstraints"], write, namespace, false) {
+                return None;
+            }
+            if let Some(narrower) = binding["spec"].get("matchResources").filter(|m| !m.is_null())
+                && !matches(narrower, write, namespace, true)
+            {
+                return None;
+            }
+            Some((binding, policy))
+        })
+        .collect()
 }
 
 /// A failed validation: its message and the reason the answer carries.
@@ -168,10 +301,8 @@ impl Activation for Vars {
     }
 }
 
-/// The first failing validation of a policy, if any (match conditions that do not hold skip
-/// the policy; an expression that cannot be evaluated fails under `failurePolicy: Fail`).
-fn violation(spec: &Value, write: &Write, namespace: Option<&Value>) -> Option<Violation> {
-    let fail_closed = spec["failurePolicy"].as_str() != Some("Ignore");
+/// The CEL variables a policy's expressions see for `write`, its `variables` evaluated in order.
+fn activation(spec: &Value, write: &Write, namespace: Option<&Value>) -> Vars {
     let mut vars = Vars { values: Map::new() };
     vars.values.insert("object".into(), write.object.clone());
     vars.values
@@ -190,17 +321,23 @@ fn violation(spec: &Value, write: &Write, namespace: Option<&Value>) -> Option<V
         variables.insert(v["name"].as_str().unwrap_or("").to_string(), value);
     }
     vars.values.insert("variables".into(), Value::Object(variables));
-    for condition in spec["matchConditions"].as_array().into_iter().flatten() {
-        match evaluate(condition["expression"].as_str().unwrap_or(""), &vars) {
-            Ok(Value::Bool(true)) => {}
-            Ok(_) => return None,
-            Err(_) if !fail_closed => return None,
-            Err(e) => {
-                return Some(Violation {
-                    message: format!("failed to evaluate match condition: {e}"),
-                    reason: "Invalid".into(),
-                });
-            }
+    vars
+}
+
+/// The first failing validation of a policy, if any (match conditions that do not hold skip
+/// the policy; an expression that cannot be evaluated fails under `failurePolicy: Fail`).
+fn violation(spec: &Value, write: &Write, namespace: Option<&Value>) -> Option<Violation> {
+    let fail_closed = spec["failurePolicy"].as_str() != Some("Ignore");
+    let vars = activation(spec, write, namespace);
+    match conditions_hold(spec, &vars) {
+        Ok(true) => {}
+        Ok(false) => return None,
+        Err(_) if !fail_closed => return None,
+        Err(message) => {
+            return Some(Violation {
+                message,
+                reason: "Invalid".into(),
+            });
         }
     }
     for validation in spec["validations"].as_array().into_iter().flatten() {
@@ -222,6 +359,18 @@ fn violation(spec: &Value, write: &Write, namespace: Option<&Value>) -> Option<V
         });
     }
     None
+}
+
+/// Whether every match condition of a policy holds; why not, when one cannot be evaluated.
+fn conditions_hold(spec: &Value, vars: &Vars) -> Result<bool, String> {
+    for condition in spec["matchConditions"].as_array().into_iter().flatten() {
+        match evaluate(condition["expression"].as_str().unwrap_or(""), vars) {
+            Ok(Value::Bool(true)) => {}
+            Ok(_) => return Ok(false),
+            Err(e) => return Err(format!("failed to evaluate match condition: {e}")),
+        }
+    }
+    Ok(true)
 }
 
 fn evaluate(source: &str, vars: &Vars) -> Result<Value, String> {

@@ -161,6 +161,8 @@ const RBAC: &str = "rbac.authorization.k8s.io";
 const NETWORKING: &str = "networking.k8s.io";
 const STORAGE: &str = "storage.k8s.io";
 const ADMISSION: &str = "admissionregistration.k8s.io";
+const RESOURCE: &str = "resource.k8s.io";
+const FLOWCONTROL: &str = "flowcontrol.apiserver.k8s.io";
 
 pub const NAMESPACES: ResourceType = rt("", V1, "namespaces", "Namespace", false, &[ReturnsObject, Status]);
 pub const CONFIGMAPS: ResourceType = rt("", V1, "configmaps", "ConfigMap", true, &[]);
@@ -347,6 +349,80 @@ pub const VALIDATINGPOLICYBINDINGS: ResourceType = rt(
     false,
     &[Tracked],
 );
+pub const MUTATINGPOLICIES: ResourceType = rt(
+    ADMISSION,
+    V1,
+    "mutatingadmissionpolicies",
+    "MutatingAdmissionPolicy",
+    false,
+    &[Tracked],
+);
+pub const MUTATINGPOLICYBINDINGS: ResourceType = rt(
+    ADMISSION,
+    V1,
+    "mutatingadmissionpolicybindings",
+    "MutatingAdmissionPolicyBinding",
+    false,
+    &[Tracked],
+);
+pub const VOLUMEATTRIBUTESCLASSES: ResourceType = rt(
+    STORAGE,
+    V1,
+    "volumeattributesclasses",
+    "VolumeAttributesClass",
+    false,
+    &[ReturnsObject],
+);
+pub const IPADDRESSES: ResourceType = rt(NETWORKING, V1, "ipaddresses", "IPAddress", false, &[]);
+pub const SERVICECIDRS: ResourceType = rt(NETWORKING, V1, "servicecidrs", "ServiceCIDR", false, &[Status]);
+pub const DEVICECLASSES: ResourceType = rt(
+    RESOURCE,
+    V1,
+    "deviceclasses",
+    "DeviceClass",
+    false,
+    &[Tracked, ReturnsObject],
+);
+pub const RESOURCECLAIMS: ResourceType = rt(
+    RESOURCE,
+    V1,
+    "resourceclaims",
+    "ResourceClaim",
+    true,
+    &[Status, ReturnsObject],
+);
+pub const RESOURCECLAIMTEMPLATES: ResourceType = rt(
+    RESOURCE,
+    V1,
+    "resourceclaimtemplates",
+    "ResourceClaimTemplate",
+    true,
+    &[ReturnsObject],
+);
+pub const RESOURCESLICES: ResourceType = rt(
+    RESOURCE,
+    V1,
+    "resourceslices",
+    "ResourceSlice",
+    false,
+    &[Tracked, ReturnsObject],
+);
+pub const FLOWSCHEMAS: ResourceType = rt(
+    FLOWCONTROL,
+    V1,
+    "flowschemas",
+    "FlowSchema",
+    false,
+    &[Tracked, Status],
+);
+pub const PRIORITYLEVELS: ResourceType = rt(
+    FLOWCONTROL,
+    V1,
+    "prioritylevelconfigurations",
+    "PriorityLevelConfiguration",
+    false,
+    &[Tracked, Status],
+);
 pub const APISERVICES: ResourceType = rt(
     "apiregistration.k8s.io",
     V1,
@@ -470,6 +546,17 @@ pub const ALL: &[ResourceType] = &[
     VALIDATINGWEBHOOKS,
     VALIDATINGPOLICIES,
     VALIDATINGPOLICYBINDINGS,
+    MUTATINGPOLICIES,
+    MUTATINGPOLICYBINDINGS,
+    VOLUMEATTRIBUTESCLASSES,
+    IPADDRESSES,
+    SERVICECIDRS,
+    DEVICECLASSES,
+    RESOURCECLAIMS,
+    RESOURCECLAIMTEMPLATES,
+    RESOURCESLICES,
+    FLOWSCHEMAS,
+    PRIORITYLEVELS,
     APISERVICES,
     CSRS,
     NODES,

@@ -4,30 +4,30 @@
 //! `allowed` rows of [`super::known`], with list indices where the catalog has blocks.
 
 use std::collections::BTreeMap;
-use std::fs;
 
 use super::known::Known;
-use crate::paths::workspace_root;
-
-const MARK: &str = "\tBeyond hashicorp/kubernetes 3.4.0.";
-const CATALOGS: [&str; 2] = [
-    "provider-live/catalog/kinds.tsv",
-    "provider-live/catalog/data_sources.tsv",
-];
+use crate::beyond::{DATA_SOURCES, RESOURCES, catalog, field_rows};
 
 /// An `allowed` row for every generated field of the catalogs, and one for what lies under it.
 pub fn rows() -> Vec<Known> {
-    CATALOGS
+    [RESOURCES, DATA_SOURCES]
         .iter()
-        .flat_map(|file| rows_of(&fs::read_to_string(workspace_root().join(file)).unwrap_or_default()))
+        .flat_map(|file| rows_of(&catalog(file)))
         .collect()
 }
 
 /// [`rows`] of one catalog's text.
 fn rows_of(catalog: &str) -> Vec<Known> {
+    let fields = field_rows(catalog);
     // (type, Terraform path) -> shape, to tell blocks (a list: an index follows) from the rest.
-    let mut shapes: BTreeMap<(&str, &str), &str> = BTreeMap::new();
-    let mut beyond = Vec::new();
+    let shapes: BTreeMap<(&str, &str), &str> = fields
+        .iter()
+        .map(|f| ((f.type_name.as_str(), f.path.as_str()), f.shape.as_str()))
+        .collect();
+    let beyond = fields
+        .iter()
+        .filter(|f| f.beyond)
+        .map(|f| (f.type_name.as_str(), f.path.as_str()));
     // A type's aliases (`kubernetes_deployment` of `kubernetes_deployment_v1`) share its rows.
     let aliases: BTreeMap<&str, Vec<&str>> = catalog
         .lines()
@@ -40,14 +40,6 @@ fn rows_of(catalog: &str) -> Vec<Known> {
             ))
         })
         .collect();
-    for line in catalog.lines().filter(|l| l.starts_with("field\t")) {
-        let cols: Vec<&str> = line.split('\t').collect();
-        let (ty, path, shape) = (cols[1], cols[2], cols[4]);
-        shapes.insert((ty, path), shape);
-        if line.contains(MARK) {
-            beyond.push((ty, path));
-        }
-    }
     let mut out = Vec::new();
     for (ty, path) in beyond {
         let segments: Vec<&str> = path.split('.').collect();

@@ -10,6 +10,7 @@ use acceptance::ensure;
 use acceptance::scenario::{
     Check, Estates, ObjectVersion, kill_tree, pending, remove, snapshot, snapshot_changes, wait_until, write,
 };
+use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
@@ -176,6 +177,22 @@ pub(super) fn crash_mid_apply(estates: &Estates) -> Check {
 /// Stage 10: A saved plan whose object changed since it was made is refused, then applies once the
 /// change is reverted.
 pub(super) fn plan_review_apply(estates: &Estates) -> Check {
+    // The state first holds what a refresh reads (controllers still finishing the last stage's
+    // rollouts move resource versions): a refused apply of a saved plan writes the plan's
+    // refreshed state, and the engine would call the plan stale for that alone.
+    let state = file(estates, "app", "terraform.tfstate");
+    let serial = || -> Result<Value, String> {
+        let text = std::fs::read_to_string(&state).map_err(|e| format!("{}: {e}", state.display()))?;
+        let parsed: Value = serde_json::from_str(&text).map_err(|e| format!("the state: {e}"))?;
+        Ok(parsed["serial"].clone())
+    };
+    let settled = wait_until(Duration::from_secs(60), || {
+        let before = serial()?;
+        let out = estates.app.run(&["apply", "-refresh-only", "-auto-approve"]);
+        ensure!(out.success(), "apply -refresh-only failed:\n{out}");
+        Ok(serial()? == before)
+    })?;
+    ensure!(settled, "the estate's objects kept changing for a minute");
     write(
         &file(estates, "app", "review.auto.tfvars"),
         "log_level = \"debug\"\n",

@@ -88,6 +88,13 @@ pub fn eval(expr: &Expr, vars: &dyn Activation) -> Result<Value, EvalError> {
             }
             Ok(Value::Object(m))
         }
+        Expr::Struct(fields) => {
+            let mut m = Map::new();
+            for (name, value) in fields {
+                m.insert(name.clone(), eval(value, vars)?);
+            }
+            Ok(Value::Object(m))
+        }
         Expr::Not(e) => Ok(json!(!truthy(&eval(e, vars)?)?)),
         Expr::Negate(e) => match eval(e, vars)? {
             Value::Number(n) if n.as_i64().is_some() => Ok(json!(-n.as_i64().unwrap_or(0))),

@@ -49,6 +49,9 @@ pub enum Expr {
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `target.macro(var, body...)`.
     Comprehension(Box<Expr>, String, String, Vec<Expr>),
+    /// A message construction, `Object.metadata{labels: {...}}`: its fields (the type name
+    /// only says what the fields are, so a JSON object is its value).
+    Struct(Vec<(String, Expr)>),
 }
 
 pub(super) struct Lexer<'a> {
@@ -326,10 +329,33 @@ impl Parser<'_> {
                 let index = self.expr()?;
                 self.expect("]")?;
                 e = Expr::Index(Box::new(e), Box::new(index));
+            } else if is_type_name(&e) && self.eat("{") {
+                e = Expr::Struct(self.fields()?);
             } else {
                 return Ok(e);
             }
         }
+    }
+
+    /// A message construction's `field: value` pairs, after its `{`.
+    pub(super) fn fields(&mut self) -> Result<Vec<(String, Expr)>, SyntaxError> {
+        let mut fields = Vec::new();
+        while !self.eat("}") {
+            let name = match self.next() {
+                Token::Ident(n) => n,
+                _ => {
+                    self.at -= 1;
+                    return Err(self.unexpected("IDENTIFIER"));
+                }
+            };
+            self.expect(":")?;
+            fields.push((name, self.expr()?));
+            if !self.eat(",") {
+                self.expect("}")?;
+                break;
+            }
+        }
+        Ok(fields)
     }
 
     pub(super) fn arguments(&mut self, close: &'static str) -> Result<Vec<Expr>, SyntaxError> {
@@ -424,6 +450,16 @@ impl Parser<'_> {
             }
             _ => Err(self.unexpected(EXPRESSION_START)),
         }
+    }
+}
+
+/// Whether `e` is a qualified name (`Object`, `Object.spec.template`), which a `{` after makes
+/// a message construction.
+fn is_type_name(e: &Expr) -> bool {
+    match e {
+        Expr::Ident(_) => true,
+        Expr::Select(target, _) => is_type_name(target),
+        _ => false,
     }
 }
 

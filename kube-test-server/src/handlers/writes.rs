@@ -102,6 +102,9 @@ impl<'a> Call<'a> {
             admission::mutate_create(&self.rt, &mut obj, store, &self.namespace)?;
             strategy::prepare_create(&self.rt, &mut obj, &self.ctx.user, info.time, sent_labels);
         }
+        if let Some(mutated) = policies::mutate(store, &self.policy_write("CREATE", &obj, None))? {
+            obj = mutated;
+        }
         // What storage hands back is decoded, so defaulted, once more.
         self.apply_defaults(&mut obj);
         self.validate(&obj, None)?;
@@ -331,6 +334,12 @@ impl<'a> Call<'a> {
         if main_resource && self.custom.is_none() {
             strategy::prepare_update(&self.rt, old, &mut new);
             admission::mutate_update(&self.rt, &mut new);
+        }
+        if main_resource
+            && let Some(mutated) = policies::mutate(store, &self.policy_write("UPDATE", &new, Some(old)))?
+        {
+            new = mutated;
+            self.apply_defaults(&mut new);
         }
         self.validate(&new, Some(old))?;
         if main_resource {
