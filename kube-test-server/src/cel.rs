@@ -71,6 +71,28 @@ mod tests {
         );
     }
 
+    /// A mutating policy's apply configuration and JSON patch build objects by message
+    /// construction; the type names only say what the fields are.
+    #[test]
+    fn message_construction_builds_objects() {
+        let vars = json!({"variables": {"team": "platform"}});
+        assert_eq!(
+            run(
+                "Object{metadata: Object.metadata{labels: {\"owner\": variables.team}}}",
+                vars.clone()
+            )
+            .unwrap(),
+            json!({"metadata": {"labels": {"owner": "platform"}}})
+        );
+        assert_eq!(
+            run("[JSONPatch{op: \"add\", path: \"/data/a\", value: 'b'}]", vars).unwrap(),
+            json!([{"op": "add", "path": "/data/a", "value": "b"}])
+        );
+        assert_eq!(run("Object{}", json!({})).unwrap(), json!({}));
+        assert!(compile("Object{metadata}").is_err());
+        assert!(compile("(1){a: 2}").is_err());
+    }
+
     #[test]
     fn syntax_errors_like_cel_go() {
         let e = compile("object.metadata.labels[").unwrap_err();

@@ -400,6 +400,59 @@ mod tests {
     use super::*;
     use crate::selectors::golden::step;
 
+    /// A bound mutating policy labels what it matches in the binding's namespaces (its apply
+    /// configuration merged in, a JSON patch applied after), and nothing elsewhere.
+    #[test]
+    fn a_bound_mutating_policy_changes_what_it_selects() {
+        let mut store = Store::new();
+        store.put(
+            &resources::MUTATINGPOLICIES.key(),
+            json!({"metadata": {"name": "stamp"}, "spec": {
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["CREATE"], "resources": ["configmaps"]}]},
+            "variables": [{"name": "team", "expression": "'platform'"}],
+            "mutations": [
+                {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression":
+                    "Object{metadata: Object.metadata{labels: {\"team\": variables.team}}}"}},
+                {"patchType": "JSONPatch", "jsonPatch": {"expression":
+                    "[JSONPatch{op: \"add\", path: \"/data/stamped\", value: \"yes\"}]"}}
+            ]}}),
+        );
+        store.put(
+            &resources::MUTATINGPOLICYBINDINGS.key(),
+            json!({"metadata": {"name": "stamp"}, "spec": {"policyName": "stamp",
+                "matchResources": {"namespaceSelector": {"matchLabels": {"team": "yes"}}}}}),
+        );
+        for (name, team) in [("in", "yes"), ("out", "no")] {
+            store.put(
+                &resources::NAMESPACES.key(),
+                json!({"metadata": {"name": name, "labels": {"team": team}}}),
+            );
+        }
+        let user = UserInfo {
+            name: "admin".into(),
+            uid: "admin".into(),
+            groups: vec![],
+        };
+        let object = json!({"metadata": {"name": "c", "labels": {"app": "web"}}, "data": {"a": "1"}});
+        let write = |namespace: &'static str| Write {
+            rt: &resources::CONFIGMAPS,
+            version: "v1",
+            operation: "CREATE",
+            object: &object,
+            old: None,
+            namespace,
+            user: &user,
+        };
+        let mutated = mutate(&store, &write("in")).unwrap().expect("a mutation");
+        assert_eq!(
+            mutated["metadata"]["labels"],
+            json!({"app": "web", "team": "platform"})
+        );
+        assert_eq!(mutated["data"], json!({"a": "1", "stamped": "yes"}));
+        assert_eq!(mutate(&store, &write("out")).unwrap(), None);
+    }
+
     /// 22-admission-misc: the recorded policy and binding deny step 11 and admit step 12.
     #[test]
     fn recorded_policy_denies_like_the_transcript() {
