@@ -65,6 +65,23 @@ pub fn gizmo_crd(group: &str, properties: &str) -> String {
     )
 }
 
+/// A `kubernetes_manifest` named `gizmo` for the Gizmo `g` in `ns` of [`gizmo_crd`]'s `group`,
+/// with `spec`, the HCL of its object.
+pub fn gizmo(group: &str, ns: &str, spec: &str) -> String {
+    format!(
+        r#"resource "kubernetes_manifest" "gizmo" {{
+  manifest = {{
+    apiVersion = "{group}/v1"
+    kind       = "Gizmo"
+    metadata   = {{ name = "g", namespace = {ns} }}
+    spec       = {spec}
+  }}
+}}
+"#,
+        ns = quote(ns),
+    )
+}
+
 /// A string literal, escaped for HCL (`${` and `%{` would start a template).
 pub fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);

@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use acceptance::engine::collect;
-use acceptance::hcl::{LiveDir, ScratchNamespace, gizmo_crd, quote, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, gizmo, gizmo_crd, quote, unique_name};
 use acceptance::objects::base64_of;
 use acceptance::{Cluster, EngineOutput};
 
@@ -377,24 +377,19 @@ fn typed_crd(group: &str) -> String {
 }
 
 /// A Gizmo `g` in `ns` with `size`, as configs write it.
-fn gizmo(group: &str, ns: &str, size: &str) -> String {
-    format!(
-        r#"resource "kubernetes_manifest" "gizmo" {{
-  manifest = {{
-    apiVersion = "{group}/v1"
-    kind       = "Gizmo"
-    metadata   = {{ name = "g", namespace = {ns} }}
-    spec = {{
+fn typed_gizmo(group: &str, ns: &str, size: &str) -> String {
+    gizmo(
+        group,
+        ns,
+        &format!(
+            r#"{{
       size    = {size}
       enabled = "true"
       label   = 7
       port    = "8080"
       extra   = {{ note = "1" }}
-    }}
-  }}
-}}
-"#,
-        ns = quote(ns),
+    }}"#
+        ),
     )
 }
 
@@ -408,7 +403,7 @@ fn a_custom_kind_types_values_with_its_definitions_schema() {
     work.write(&typed_crd(&group));
     work.apply_ok("the CustomResourceDefinition");
 
-    work.write(&(typed_crd(&group) + &gizmo(&group, ns, "\"three\"")));
+    work.write(&(typed_crd(&group) + &typed_gizmo(&group, ns, "\"three\"")));
     let out = work.run(&["plan", "-input=false"]);
     assert!(!out.success(), "a plan with size \"three\" succeeded:\n{out}");
     assert!(
@@ -416,7 +411,7 @@ fn a_custom_kind_types_values_with_its_definitions_schema() {
         "the error does not name the path and the type:\n{out}"
     );
 
-    work.write(&(typed_crd(&group) + &gizmo(&group, ns, "\"3\"")));
+    work.write(&(typed_crd(&group) + &typed_gizmo(&group, ns, "\"3\"")));
     work.apply_ok("a Gizmo with values in other types");
     let resource = format!("gizmos.{group}");
     let live = cluster.get_json(&[&resource, "g", "-n", ns]);

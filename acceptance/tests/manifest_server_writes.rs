@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use acceptance::hcl::{LiveDir, ScratchNamespace, gizmo_crd, quote, unique_name};
+use acceptance::hcl::{LiveDir, ScratchNamespace, gizmo, gizmo_crd, quote, unique_name};
 use acceptance::{Cluster, EngineOutput};
 use serde_json::Value;
 
@@ -228,21 +228,6 @@ fn defaulting_crd(group: &str) -> String {
     )
 }
 
-fn gizmo(group: &str, ns: &str) -> String {
-    format!(
-        r#"resource "kubernetes_manifest" "gizmo" {{
-  manifest = {{
-    apiVersion = "{group}/v1"
-    kind       = "Gizmo"
-    metadata   = {{ name = "g", namespace = {ns} }}
-    spec       = {{ color = "blue" }}
-  }}
-}}
-"#,
-        ns = quote(ns),
-    )
-}
-
 /// Fails on the engine's "inconsistent result" as on any other failure.
 fn applies_consistently(out: &EngineOutput, what: &str) {
     assert!(
@@ -321,7 +306,7 @@ resource "kubernetes_mutating_admission_policy_binding_v1" "stamp" {{
     work.write(&format!(
         "{}{policy}{}{config_map}",
         defaulting_crd(&group),
-        gizmo(&group, &ns.name)
+        gizmo(&group, &ns.name, "{ color = \"blue\" }")
     ));
     let out = work.apply();
     applies_consistently(&out, "a defaulted custom resource and a labelled ConfigMap");
@@ -343,7 +328,7 @@ resource "kubernetes_mutating_admission_policy_binding_v1" "stamp" {{
         &format!(
             "{}{policy}{}{config_map}",
             defaulting_crd(&group),
-            gizmo(&group, &ns.name)
+            gizmo(&group, &ns.name, "{ color = \"blue\" }")
         )
         .replace("color = \"blue\"", "color = \"green\"")
         .replace("mode = \"fast\"", "mode = \"slow\""),

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use acceptance::objects::{Target, described, kubectl_get, kubectl_target};
 use acceptance::{Cluster, beyond, imports};
 use serde_json::Value;
 
@@ -20,39 +21,6 @@ fn config(ns: &str, id: &str, octet: u8) -> String {
     text.replace("__NS__", &quote(ns))
         .replace("__ID__", id)
         .replace("__OCTET__", &octet.to_string())
-}
-
-/// The kubectl resource (`volumeattributesclasses.storage.k8s.io`) of every type, from the
-/// catalog's `kind` rows.
-fn resources() -> BTreeMap<String, String> {
-    beyond::catalog(beyond::RESOURCES)
-        .lines()
-        .filter(|l| l.starts_with("kind\t"))
-        .filter_map(|l| {
-            let cols: Vec<&str> = l.split('\t').collect();
-            let group = cols.get(3)?.rsplit_once('/').map_or("", |(g, _)| g);
-            let plural = cols.get(5)?;
-            let resource = if group.is_empty() {
-                plural.to_string()
-            } else {
-                format!("{plural}.{group}")
-            };
-            Some((cols.get(1)?.to_string(), resource))
-        })
-        .collect()
-}
-
-/// The kubectl arguments naming the object of a state instance (`resource name [-n ns]`).
-fn target(resource: &str, attributes: &Value) -> Vec<String> {
-    let meta = &attributes["metadata"][0];
-    let mut args = vec![
-        resource.to_string(),
-        meta["name"].as_str().unwrap_or_default().to_string(),
-    ];
-    if let Some(ns) = meta["namespace"].as_str().filter(|n| !n.is_empty()) {
-        args.extend(["-n".to_string(), ns.to_string()]);
-    }
-    args
 }
 
 #[test]
@@ -66,32 +34,31 @@ fn every_type_beyond_hashicorp_creates_works_plans_empty_imports_and_destroys() 
     work.apply_ok("one object of every type beyond hashicorp/kubernetes 3.4.0");
 
     // Every type has an object, on the server with the estate's label.
-    let resources = resources();
-    let states: BTreeMap<String, (String, Value)> = work
+    let new_types = beyond::new_types();
+    let ours: BTreeMap<String, (String, Value)> = work
         .state_instances()
         .into_iter()
-        .filter(|(_, i)| i.managed)
+        .filter(|(_, i)| i.managed && new_types.contains(&i.type_name))
         .map(|(a, i)| (a, (i.type_name, i.stored["attributes"].clone())))
         .collect();
-    let new_types = beyond::new_types();
     let missing: Vec<&String> = new_types
         .iter()
-        .filter(|t| !states.values().any(|(ty, _)| ty == *t))
+        .filter(|t| !ours.values().any(|(ty, _)| ty == *t))
         .collect();
     assert!(
         missing.is_empty(),
         "types with no object in the configuration: {missing:?}"
     );
+    let targets: Vec<Target> = ours.values().map(|(ty, v)| kubectl_target(ty, v)).collect();
+    let live = kubectl_get(&cluster, &targets, false);
+    assert_eq!(live.len(), targets.len(), "{targets:?}");
     let estate = format!("newtypes-{id}");
-    for (address, (ty, attributes)) in states.iter().filter(|(_, (t, _))| new_types.contains(t)) {
-        let args = target(&resources[ty], attributes);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let object = cluster.get_json(&args);
-        assert_eq!(
-            object["metadata"]["labels"]["tofu-estate"], estate,
-            "{address}: {object}"
-        );
-    }
+    let unlabelled: Vec<String> = live
+        .iter()
+        .filter(|o| o["metadata"]["labels"]["tofu-estate"] != estate.as_str())
+        .map(described)
+        .collect();
+    assert!(unlabelled.is_empty(), "without the estate label: {unlabelled:?}");
 
     // As written.
     let class = cluster.get_json(&["volumeattributesclass", &format!("gold-{id}")]);
@@ -153,14 +120,10 @@ fn every_type_beyond_hashicorp_creates_works_plans_empty_imports_and_destroys() 
     assert_eq!(plan.code, 0, "the plan after apply is not empty:\n{plan}");
 
     // Import into an empty state: the same state, an empty plan.
-    let imported_types: BTreeMap<&String, &(String, Value)> = states
-        .iter()
-        .filter(|(_, (t, _))| new_types.contains(t))
-        .collect();
-    let addresses: Vec<&str> = imported_types.keys().map(|a| a.as_str()).collect();
+    let addresses: Vec<&str> = ours.keys().map(String::as_str).collect();
     let rm = work.run(&[&["state", "rm"][..], &addresses[..]].concat());
     assert!(rm.success(), "state rm:\n{rm}");
-    let blocks: String = imported_types
+    let blocks: String = ours
         .iter()
         .map(|(a, (_, v))| {
             let id = v["id"].as_str().unwrap_or_default();
@@ -171,19 +134,18 @@ fn every_type_beyond_hashicorp_creates_works_plans_empty_imports_and_destroys() 
     let out = work.run(&["apply", "-auto-approve"]);
     assert!(
         out.success()
-            && out.stdout.contains(&format!(
-                "Resources: {} imported, 0 added, 0 changed",
-                imported_types.len()
-            )),
+            && out
+                .stdout
+                .contains(&format!("Resources: {} imported, 0 added, 0 changed", ours.len())),
         "not a pure import of {} objects:\n{out}",
-        imported_types.len()
+        ours.len()
     );
     std::fs::remove_file(work.path().join("imports.tf")).expect("imports.tf");
     let after = work.state_instances();
-    let differences: Vec<String> = imported_types
+    let differences: Vec<String> = ours
         .iter()
         .filter_map(|(a, (_, v))| {
-            let imported = &after.get(*a)?.stored["attributes"];
+            let imported = &after.get(a)?.stored["attributes"];
             (imports::comparable(v) != imports::comparable(imported))
                 .then(|| format!("{a}:\n  applied  {v}\n  imported {imported}"))
         })
@@ -200,19 +162,10 @@ fn every_type_beyond_hashicorp_creates_works_plans_empty_imports_and_destroys() 
     // (a class of volume attributes until no claim uses it, a range until no address is in it).
     let out = work.run(&["destroy", "-auto-approve"]);
     assert!(out.success(), "destroy failed:\n{out}");
-    for (address, (ty, attributes)) in &imported_types {
-        let args = target(&resources[ty], attributes);
-        let args: Vec<&str> = ["get"]
-            .into_iter()
-            .chain(args.iter().map(String::as_str))
-            .chain(["-o", "json"])
-            .collect();
-        let out = cluster.kubectl(&args);
-        let held = serde_json::from_str::<Value>(&out.stdout)
-            .is_ok_and(|o| o["metadata"]["deletionTimestamp"].is_string());
-        assert!(
-            held || (!out.success() && out.flat().contains("NotFound")),
-            "{address} is still there after destroy:\n{out}"
-        );
-    }
+    let remaining: Vec<String> = kubectl_get(&cluster, &targets, true)
+        .iter()
+        .filter(|o| !o["metadata"]["deletionTimestamp"].is_string())
+        .map(described)
+        .collect();
+    assert!(remaining.is_empty(), "still there after destroy: {remaining:?}");
 }

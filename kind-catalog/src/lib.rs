@@ -29,6 +29,7 @@ mod kinds;
 mod openapi;
 mod type_gen;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -120,11 +121,13 @@ fn catalog(
             message,
         };
         let new = *file == NEW_TYPES;
-        let rows = match (reference.get(&ty.name), new) {
+        let rows: Cow<[Row]> = match (reference.get(&ty.name), new) {
             (Some(_), true) => return Err(input(format!("hashicorp has {}: types.tsv lists it", ty.name))),
-            (Some(rows), false) => rows.clone(),
-            (None, true) => metadata_of_scope(&reference, &ty.scope)
-                .ok_or_else(|| input(format!("no metadata model for scope {}", ty.scope)))?,
+            (Some(rows), false) => Cow::Borrowed(rows),
+            (None, true) => Cow::Owned(
+                metadata_of_scope(&reference, &ty.scope)
+                    .ok_or_else(|| input(format!("no metadata model for scope {}", ty.scope)))?,
+            ),
             (None, false) => {
                 return Err(input(format!(
                     "{} is not a {row_kind} type of the reference",
@@ -132,7 +135,7 @@ fn catalog(
                 )));
             }
         };
-        let rows = &rows;
+        let rows = &*rows;
         // An alias shares the row only when hashicorp's schema is the same.
         let same = |other: &Vec<Row>| {
             other.len() == rows.len()
@@ -257,15 +260,11 @@ pub(crate) fn metadata_model(scope: &str) -> Option<&'static str> {
         .map(|(_, model)| *model)
 }
 
-/// The `id` and metadata rows of hashicorp's model type of `scope` ([`metadata_model`]).
+/// The rows of hashicorp's model type of `scope` ([`metadata_model`]) that the provider's shared
+/// code owns: `id` and the metadata block (the models have no `timeouts`).
 fn metadata_of_scope(reference: &BTreeMap<String, Vec<Row>>, scope: &str) -> Option<Vec<Row>> {
     let rows = reference.get(metadata_model(scope)?)?;
-    Some(
-        rows.iter()
-            .filter(|r| r.path == "id" || r.path == "metadata" || r.path.starts_with("metadata."))
-            .cloned()
-            .collect(),
-    )
+    Some(rows.iter().filter(|r| is_common(&r.path)).cloned().collect())
 }
 
 #[cfg(test)]

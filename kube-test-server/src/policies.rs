@@ -37,14 +37,14 @@ pub fn admit(store: &Store, write: &Write) -> Result<(), ApiError> {
             &resources::VALIDATINGPOLICIES,
         ),
         write,
-        namespace.as_ref(),
+        namespace,
     );
     for (binding, policy) in bound {
         let spec = &policy["spec"];
         let denies = binding["spec"]["validationActions"]
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == "Deny"));
-        if let Some(message) = violation(spec, write, namespace.as_ref())
+        if let Some(message) = violation(spec, write, namespace)
             && denies
         {
             let policy_name = policy["metadata"]["name"].as_str().unwrap_or("");
@@ -69,7 +69,7 @@ pub fn mutate(store: &Store, write: &Write) -> Result<Option<Value>, ApiError> {
         store,
         (&resources::MUTATINGPOLICYBINDINGS, &resources::MUTATINGPOLICIES),
         write,
-        namespace.as_ref(),
+        namespace,
     );
     let mut object = write.object.clone();
     let mut changed = false;
@@ -80,7 +80,7 @@ pub fn mutate(store: &Store, write: &Write) -> Result<Option<Value>, ApiError> {
             object: &object,
             ..*write
         };
-        let vars = activation(spec, &current, namespace.as_ref());
+        let vars = activation(spec, &current, namespace);
         let mut mutated = object.clone();
         let outcome = conditions_hold(spec, &vars).and_then(|hold| {
             if !hold {
@@ -168,11 +168,10 @@ fn json_patch(object: &mut Value, op: &Value) -> Result<(), String> {
 }
 
 /// The write's namespace object, for namespace selectors.
-fn namespace_of(store: &Store, write: &Write) -> Option<Value> {
+fn namespace_of<'s>(store: &'s Store, write: &Write) -> Option<&'s Value> {
     (!write.namespace.is_empty())
         .then(|| store.get(&resources::NAMESPACES.key(), "", write.namespace))
         .flatten()
-        .cloned()
 }
 
 /// Each binding of `kinds.0` whose policy (of `kinds.1`) and own match resources select
