@@ -462,6 +462,33 @@ mod tests {
         assert_eq!(singular("status"), "status");
     }
 
+    /// `keep:` keeps a GA field whose description names a gate that is off; `required:` makes a
+    /// field the OpenAPI leaves optional required (both rows of `catalog/beyond.tsv`).
+    #[test]
+    fn keep_and_required_rows_override_the_gate_and_the_openapi() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let api = OpenApi::load(&root).expect("the OpenAPI");
+        let mut rules = Rules::load(&root).expect("the rules");
+        let owner = "io.k8s.api.resource.v1.CELDeviceSelector";
+        let schema = api.schemas[owner]["properties"]["expression"].clone();
+        let at = ("kubernetes_device_class_v1", "spec.selector.cel.expression");
+        assert_eq!(rules.left_out(&api, at, owner, "expression", &schema), None);
+        rules
+            .excluded
+            .remove(&(owner.to_string(), "expression".to_string()));
+        let gated = rules.left_out(&api, at, owner, "expression", &schema);
+        assert!(
+            gated
+                .as_deref()
+                .is_some_and(|w| w.contains("DRAListTypeAttributes")),
+            "{gated:?}"
+        );
+        let spec = "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec";
+        assert!(rules.required(spec, "reinvocationPolicy"));
+        assert!(!required_of(&api, api.schemas.get(spec)).contains("reinvocationPolicy"));
+        assert!(!rules.required(spec, "failurePolicy"));
+    }
+
     #[test]
     fn a_gate_is_named_as_a_word() {
         assert!(names_word(
