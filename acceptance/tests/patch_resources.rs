@@ -197,6 +197,11 @@ fn a_label_another_manager_owns_is_a_conflict_until_forced() {
     assert!(live["metadata"]["labels"].get("team").is_none(), "{live}");
 }
 
+// Secret values no generated name can contain (names are lowercase), so finding one in the
+// output means it leaked.
+const FIRST: &str = "Pass-Word-One";
+const SECOND: &str = "Pass-Word-Two";
+
 #[test]
 fn config_map_and_secret_data_claim_only_their_keys() {
     let cluster = Cluster::start();
@@ -215,7 +220,7 @@ fn config_map_and_secret_data_claim_only_their_keys() {
     };
 
     // The ConfigMap does not exist yet: a clear error naming it, nothing created.
-    work.write(&body("missing", "a", "p1"));
+    work.write(&body("missing", "a", FIRST));
     cluster.kubectl_ok(&[
         "create",
         "secret",
@@ -240,10 +245,10 @@ fn config_map_and_secret_data_claim_only_their_keys() {
     );
 
     cluster.kubectl_ok(&["create", "configmap", "cfg", "-n", ns, "--from-literal=theirs=t"]);
-    work.write(&body("cfg", "a", "p1"));
+    work.write(&body("cfg", "a", FIRST));
     let out = work.apply_ok("create");
     assert!(
-        !out.combined().contains("p1"),
+        !out.combined().contains(FIRST),
         "the secret value reached the output:\n{out}"
     );
     let check = |value: &str, secret: &str| {
@@ -260,7 +265,7 @@ fn config_map_and_secret_data_claim_only_their_keys() {
         );
         assert!(sec["metadata"]["labels"].get("tofu-estate").is_none(), "{sec}");
     };
-    check("a", "p1");
+    check("a", FIRST);
     assert_empty_plan(&work, "create");
 
     // Another writer's key changes make no diff; ours removed by hand does, and apply restores it.
@@ -295,16 +300,16 @@ fn config_map_and_secret_data_claim_only_their_keys() {
     let plan = work.plan_exit();
     assert_eq!(plan.code, 2, "a key of ours removed by hand is no diff:\n{plan}");
     work.apply_ok("restore");
-    check("a", "p1");
+    check("a", FIRST);
 
-    work.write(&body("cfg", "b", "p2"));
+    work.write(&body("cfg", "b", SECOND));
     let out = work.apply_ok("update");
     assert!(out.stdout.contains("0 added, 2 changed, 0 destroyed"), "{out}");
     assert!(
-        !out.combined().contains("p2"),
+        !out.combined().contains(SECOND),
         "the secret value reached the output:\n{out}"
     );
-    check("b", "p2");
+    check("b", SECOND);
     assert_empty_plan(&work, "update");
 
     destroy(&work, "data");
