@@ -4,7 +4,10 @@
 //!   setting (`wait_for_rollout = false`, `wait_for_load_balancer = false`, ...) or an empty
 //!   `data = {}`: the import leaves those unset, and such a difference alone is no change;
 //! - a data source shows every label and annotation of the object, the keys Kubernetes writes
-//!   and those `ignore_labels` / `ignore_annotations` match included (they apply to resources).
+//!   and those `ignore_labels` / `ignore_annotations` match included (they apply to resources);
+//! - a service-account token Secret's `data` holds what the token controller wrote, so a
+//!   configuration reads `data["token"]`; and `replicas = ""` (a computed string, as SDKv2's
+//!   schema.finalizeDiff reads it) keeps the current count instead of dropping it.
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
@@ -201,4 +204,102 @@ output "annotations" {{
     );
     let annotations = output("annotations");
     assert_eq!(annotations["example.com/owner"], "team", "{annotations}");
+}
+
+/// A ServiceAccount, its token Secret with the token as a sensitive output, and a Deployment
+/// whose `replicas` is `replicas` (written out as a string, as hashicorp types it).
+fn token_and_replicas(ns: &str, replicas: &str) -> String {
+    let ns = quote(ns);
+    format!(
+        r#"
+resource "kubernetes_service_account_v1" "ci" {{
+  metadata {{
+    name      = "ci"
+    namespace = {ns}
+  }}
+}}
+
+resource "kubernetes_secret_v1" "ci_token" {{
+  metadata {{
+    name        = "ci-token"
+    namespace   = {ns}
+    annotations = {{ "kubernetes.io/service-account.name" = kubernetes_service_account_v1.ci.metadata[0].name }}
+  }}
+  type = "kubernetes.io/service-account-token"
+}}
+
+output "token" {{
+  value     = kubernetes_secret_v1.ci_token.data["token"]
+  sensitive = true
+}}
+
+resource "kubernetes_deployment_v1" "web" {{
+  metadata {{
+    name      = "web"
+    namespace = {ns}
+  }}
+  spec {{
+    replicas = {replicas}
+    selector {{
+      match_labels = {{ app = "web" }}
+    }}
+    template {{
+      metadata {{
+        labels = {{ app = "web" }}
+      }}
+      spec {{
+        container {{
+          name  = "web"
+          image = "registry.k8s.io/pause:3.10"
+        }}
+      }}
+    }}
+  }}
+  wait_for_rollout = false
+}}
+"#,
+        replicas = quote(replicas)
+    )
+}
+
+#[test]
+fn a_token_secret_shows_its_token_and_an_empty_replicas_keeps_the_count() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "sdk-token");
+    let work = LiveDir::new(&unique_name("sdk-token"), cluster.kubeconfig());
+    work.write(&token_and_replicas(&ns.name, "2"));
+    work.apply_ok("the token Secret and the Deployment");
+
+    // The token the controller wrote, in the state and through the output.
+    let secret = cluster.get_json(&["secret", "ci-token", "-n", &ns.name]);
+    let encoded = secret["data"]["token"]
+        .as_str()
+        .expect("the controller wrote a token");
+    use base64::Engine;
+    let live = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .map(|b| String::from_utf8(b).expect("a text token"))
+        .expect("base64");
+    let out = work.run(&["output", "-raw", "token"]);
+    assert!(out.success(), "{out}");
+    assert!(
+        out.stdout == live,
+        "data[\"token\"] is not the controller's token"
+    );
+    let next = work.plan_exit();
+    assert_eq!(next.code, 0, "the plan after the apply is not empty:\n{next}");
+
+    // `replicas = ""` is no value: the plan keeps 2, and so does the Deployment.
+    work.write(&token_and_replicas(&ns.name, ""));
+    let next = work.plan_exit();
+    assert_eq!(next.code, 0, "an empty replicas plans a change:\n{next}");
+    work.apply_ok("an empty replicas");
+    let live = cluster.get_json(&["deployment", "web", "-n", &ns.name]);
+    assert_eq!(live["spec"]["replicas"], 2, "{live}");
+    assert_eq!(
+        work.state_values("kubernetes_deployment_v1.web")["spec"][0]["replicas"],
+        "2"
+    );
+    work.write("");
+    work.apply_ok("destroy");
 }

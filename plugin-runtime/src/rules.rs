@@ -224,6 +224,16 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy
             *value = before.clone();
             continue;
         }
+        // SDKv2 reads `""` configured for a computed string as unset (its schema.finalizeDiff):
+        // the prior value stays, and without one the provider's value is awaited.
+        if legacy && attribute.computed && matches!(configured.plain(), Value::String(s) if s.is_empty()) {
+            *value = match before.plain() {
+                Value::Null => Value::unknown(),
+                Value::String(s) if s.is_empty() => Value::unknown(),
+                _ => before.clone(),
+            };
+            continue;
+        }
         // A null element is no entry (hashicorp's SDKv2 drops it when it reads the
         // configuration), so an equivalent map is compared without it.
         if matches!(attribute.ty, Type::Map(_))
@@ -606,6 +616,30 @@ mod tests {
             legacy.get("probe").elements()[0].get("image"),
             &Value::string("nginx"),
             "a legacy resource keeps the prior's equivalent form, as the legacy SDK's suppression did"
+        );
+    }
+
+    #[test]
+    fn a_legacy_plan_reads_an_empty_computed_string_as_unset() {
+        let block = Block::new("r").attribute(Attribute::optional_computed("replicas", Type::String, ""));
+        let config = Value::object([("replicas", Value::string(""))]);
+        let prior = Value::object([("replicas", Value::string("3"))]);
+        let planned = plan(&block, &config, &prior, config.clone(), true);
+        assert_eq!(
+            planned.get("replicas"),
+            &Value::string("3"),
+            "the prior value stays"
+        );
+        let created = plan(&block, &config, &Value::Null, config.clone(), true);
+        assert!(
+            created.get("replicas").is_unknown(),
+            "without a prior, the provider's value"
+        );
+        let strict = plan(&block, &config, &prior, config.clone(), false);
+        assert_eq!(
+            strict.get("replicas"),
+            &Value::string(""),
+            "only a legacy resource"
         );
     }
 

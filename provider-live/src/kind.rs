@@ -113,6 +113,15 @@ pub trait Behaviour: Send + Sync + 'static {
         None
     }
 
+    /// Top-level fields of the live object that the cluster fills in for the user: unless this
+    /// provider writes them, they are read into the state whoever wrote them. A service-account
+    /// token Secret's `data`, which the token controller writes and configurations read
+    /// (`data["token"]`), as hashicorp's read shows it. Default: none; every other manager's
+    /// field stays out of the state.
+    fn server_filled(&self, _live: &Json) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Removes from an object being imported what the API server added by itself inside
     /// values owned whole (items of an atomic list, like a pod's default tolerations), which
     /// field ownership cannot tell from the user's. Default: nothing.

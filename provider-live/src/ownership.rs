@@ -57,6 +57,13 @@ impl Ownership {
         self.ours.is_some()
     }
 
+    /// Whether `manager` owns the top-level `field` or anything inside it.
+    pub fn owns(&self, field: &str) -> bool {
+        self.ours
+            .as_ref()
+            .is_some_and(|ours| ours.contains_key(&format!("f:{field}")))
+    }
+
     /// The object without the fields that only other managers own. Unchanged when we own
     /// nothing yet (an imported object: everything on it is what the user takes over).
     pub fn without_foreign(&self, object: &Json) -> Json {

@@ -137,7 +137,16 @@ impl<K: Kind> TypedResource<K> {
     fn state_of(&self, live: &Json, prior: &Value) -> Value {
         let info = self.info();
         let ownership = Ownership::of(live, FIELD_MANAGER);
-        let object = &ownership.without_foreign(live);
+        let mut object = ownership.without_foreign(live);
+        for field in self.kind.server_filled(live) {
+            if ownership.owns(field) {
+                continue;
+            }
+            if let (Some(filled), Some(fields)) = (live.get(*field), object.as_object_mut()) {
+                fields.insert(field.to_string(), filled.clone());
+            }
+        }
+        let object = &object;
         // An import has no prior to say which optional fields are the user's: the fields some
         // manager wrote are, the server's defaults are not.
         let (claimed, owned);

@@ -168,7 +168,21 @@ impl Kind for Secret {
                 _ => binary.insert(k.clone(), Json::from(encoded)),
             };
         }
-        let (data, binary_data) = if write_only_in_use(prior) {
+        let (data, binary_data) = if filled_by_cluster(object, prior) {
+            // The token controller's keys are the point of such a Secret: read whole, as
+            // `data` is Optional+Computed and the configuration leaves it to the cluster.
+            let data = match text.is_empty() {
+                true => read_string_map(None, prior, "data"),
+                false => Value::string_map(
+                    text.into_iter()
+                        .filter_map(|(k, v)| Some((k, v.as_str()?.to_string()))),
+                ),
+            };
+            (
+                data,
+                read_string_map(Some(&Json::Object(binary)), prior, "binary_data"),
+            )
+        } else if write_only_in_use(prior) {
             (
                 managed_only(&text, prior.get("data")),
                 managed_only(&binary, prior.get("binary_data")),
@@ -210,14 +224,17 @@ impl Behaviour for Secret {
         super::immutable_contents(prior)
     }
 
+    fn server_filled(&self, live: &Json) -> &'static [&'static str] {
+        if is_token(live) { &["data"] } else { &[] }
+    }
+
     async fn wait_ready(
         &self,
         client: &kube::Client,
         object: &Json,
         planned: &Value,
     ) -> Result<Option<Json>, Diagnostic> {
-        let is_token = object.get("type").and_then(Json::as_str) == Some(TOKEN_TYPE);
-        if !is_token || planned.get("wait_for_service_account_token").as_bool() == Some(false) {
+        if !is_token(object) || planned.get("wait_for_service_account_token").as_bool() == Some(false) {
             return Ok(None);
         }
         let target = Target::of(api_resource(&INFO), object);
@@ -233,6 +250,20 @@ impl Behaviour for Secret {
         .await
         .map_err(Diagnostic::from)
     }
+}
+
+/// Whether the Secret is a service account's token, which the token controller fills.
+fn is_token(object: &Json) -> bool {
+    object.get("type").and_then(Json::as_str) == Some(TOKEN_TYPE)
+}
+
+/// Whether `data` is the token controller's: a token Secret whose configuration leaves `data`
+/// (and the write-only maps) to the cluster, so the prior holds none or the unknown a create
+/// plans. A prior that holds the keys reads them as any map does; an import (`prior` null)
+/// reads every key anyway.
+fn filled_by_cluster(object: &Json, prior: &Value) -> bool {
+    let data = prior.get("data");
+    is_token(object) && !prior.is_null() && (data.is_null() || data.is_unknown()) && !write_only_in_use(prior)
 }
 
 /// Why a Secret's data cannot be written as configured. Messages name keys, never values.
