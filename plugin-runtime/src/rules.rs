@@ -224,13 +224,18 @@ fn plan_in(block: &Block, config: &Value, prior: &Value, proposed: Value, legacy
             *value = before.clone();
             continue;
         }
-        // SDKv2 reads `""` configured for a computed string as unset (its schema.finalizeDiff):
-        // the prior value stays, and without one the provider's value is awaited.
-        if legacy && attribute.computed && matches!(configured.plain(), Value::String(s) if s.is_empty()) {
-            *value = match before.plain() {
-                Value::Null => Value::unknown(),
-                Value::String(s) if s.is_empty() => Value::unknown(),
-                _ => before.clone(),
+        // SDKv2 reads `""` configured for a computed string without a default as unset (its
+        // schema.finalizeDiff): the prior value stays, and without one the provider's value is
+        // awaited. A default `""` is a value like any other.
+        if legacy
+            && attribute.computed
+            && attribute.rules.default.is_none()
+            && matches!(configured.plain(), Value::String(s) if s.is_empty())
+        {
+            *value = if before.is_null() {
+                Value::unknown()
+            } else {
+                before.clone()
             };
             continue;
         }
@@ -640,6 +645,16 @@ mod tests {
             strict.get("replicas"),
             &Value::string(""),
             "only a legacy resource"
+        );
+        let defaulted = Block::new("r").attribute(
+            Attribute::optional_computed("medium", Type::String, "").with_default(Value::string("")),
+        );
+        let config = Value::object([("medium", Value::string(""))]);
+        let planned = plan(&defaulted, &config, &config, config.clone(), true);
+        assert_eq!(
+            planned.get("medium"),
+            &Value::string(""),
+            "a default \"\" is a value"
         );
     }
 
