@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use super::known::Known;
 use crate::beyond::{DATA_SOURCES, RESOURCES, catalog, field_rows};
 
+/// The reason of every generated row.
+pub const REASON: &str = "beyond hashicorp/kubernetes 3.4.0 (docs/beyond-3.4.0.md)";
+
 /// An `allowed` row for every generated field of the catalogs, and one for what lies under it.
 pub fn rows() -> Vec<Known> {
     [RESOURCES, DATA_SOURCES]
@@ -64,7 +67,7 @@ fn rows_of(catalog: &str) -> Vec<Known> {
                 stage: "*".to_string(),
                 path: pattern,
                 difference: "allowed".to_string(),
-                reason: "beyond hashicorp/kubernetes 3.4.0 (docs/beyond-3.4.0.md)".to_string(),
+                reason: REASON.to_string(),
             });
         }
     }
