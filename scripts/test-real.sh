@@ -93,8 +93,8 @@ fi
 selection=(-p acceptance -p estate-tools)
 for t in "${tests[@]}"; do selection+=(--test "$t"); done
 status=0
-# Three suites at a time (they mostly wait on the cluster: about 40 % of a core each), the corpus's
-# APIService first and alone (scripts/test.sh); a test that counts the API server's requests keeps the other
+# Three suites at a time (they mostly wait on the cluster: about 40 % of a core each), the corpus
+# first and alone (scripts/test.sh); a test that counts the API server's requests keeps the other
 # suites' commands out meanwhile (acceptance::requests).
 scripts/test.sh "${selection[@]}" || status=$?
 echo "test-real: ${tests[*]} against the real control plane: $((SECONDS - started)) s in all"

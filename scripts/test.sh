@@ -8,12 +8,12 @@
 # 3), each in its package's folder as cargo would, and prints each one's output whole when it
 # ends.
 # Integration tests named in TEST_ALONE run first, each with no other binary beside it. On a real
-# cluster (`KUBECONFIG` set, as in `make test-real`) that is `corpus_api_service` unless said
-# otherwise: the suites share the cluster, and its APIService, which no server backs, holds up
-# every other suite's namespace deletions while it exists.
+# cluster (`KUBECONFIG` set, as in `make test-real`) that is `corpus` unless said otherwise: the
+# suites share the cluster, and the corpus's admission webhooks and APIService, which no server
+# backs, hold up the other suites' namespace deletions while they exist.
 set -euo pipefail
 if [[ -z "${TEST_ALONE+set}" && -n "${KUBECONFIG:-}" ]]; then
-    export TEST_ALONE=corpus_api_service
+    export TEST_ALONE=corpus
 fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -9,8 +9,6 @@ use std::path::{Path, PathBuf};
 
 use crate::paths::workspace_root;
 
-pub mod life;
-
 /// The source of provider-live, the `kubernetes` of every module [`write_modules`] writes.
 pub const LIVE: &str = "choudoufu/live";
 
@@ -134,16 +132,6 @@ pub struct Module {
     pub type_name: String,
     /// The configuration, with its names made unique to this run.
     pub body: String,
-}
-
-impl Module {
-    /// Whether its objects change the whole cluster while they exist: an APIService that no
-    /// server backs fails discovery of its group, and every namespace deletion on the cluster
-    /// waits for it to go. Such modules run apart from the others ([`life`]), and alone on a
-    /// shared cluster (`scripts/test.sh`'s `TEST_ALONE`).
-    pub fn changes_discovery(&self) -> bool {
-        self.type_name.trim_end_matches("_v1") == "kubernetes_api_service"
-    }
 }
 
 /// The corpus, names made unique with `run` (`corpus-…` and `corpus.example.com`): every
