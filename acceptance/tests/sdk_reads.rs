@@ -206,12 +206,17 @@ output "annotations" {{
     assert_eq!(annotations["example.com/owner"], "team", "{annotations}");
 }
 
-/// A ServiceAccount, its token Secret with the token as a sensitive output, and a Deployment
-/// whose `replicas` is `replicas` (written out as a string, as hashicorp types it).
+/// [`objects`] with the `web` Deployment's `replicas` written as the string `replicas` (as
+/// hashicorp types it), and a ServiceAccount with its token Secret, the token a sensitive output.
 fn token_and_replicas(ns: &str, replicas: &str) -> String {
+    let objects = objects(ns).replacen(
+        "    replicas = 1\n",
+        &format!("    replicas = {}\n", quote(replicas)),
+        1,
+    );
     let ns = quote(ns);
     format!(
-        r#"
+        r#"{objects}
 resource "kubernetes_service_account_v1" "ci" {{
   metadata {{
     name      = "ci"
@@ -232,33 +237,7 @@ output "token" {{
   value     = kubernetes_secret_v1.ci_token.data["token"]
   sensitive = true
 }}
-
-resource "kubernetes_deployment_v1" "web" {{
-  metadata {{
-    name      = "web"
-    namespace = {ns}
-  }}
-  spec {{
-    replicas = {replicas}
-    selector {{
-      match_labels = {{ app = "web" }}
-    }}
-    template {{
-      metadata {{
-        labels = {{ app = "web" }}
-      }}
-      spec {{
-        container {{
-          name  = "web"
-          image = "registry.k8s.io/pause:3.10"
-        }}
-      }}
-    }}
-  }}
-  wait_for_rollout = false
-}}
-"#,
-        replicas = quote(replicas)
+"#
     )
 }
 
@@ -268,7 +247,7 @@ fn a_token_secret_shows_its_token_and_an_empty_replicas_keeps_the_count() {
     let ns = ScratchNamespace::create(&cluster, "sdk-token");
     let work = LiveDir::new(&unique_name("sdk-token"), cluster.kubeconfig());
     work.write(&token_and_replicas(&ns.name, "2"));
-    work.apply_ok("the token Secret and the Deployment");
+    work.apply_ok("the objects and the token Secret");
 
     // The token the controller wrote, in the state and through the output.
     let secret = cluster.get_json(&["secret", "ci-token", "-n", &ns.name]);

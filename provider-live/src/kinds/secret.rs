@@ -168,28 +168,21 @@ impl Kind for Secret {
                 _ => binary.insert(k.clone(), Json::from(encoded)),
             };
         }
-        let (data, binary_data) = if filled_by_cluster(object, prior) {
-            // The token controller's keys are the point of such a Secret: read whole, as
-            // `data` is Optional+Computed and the configuration leaves it to the cluster.
-            let data = match text.is_empty() {
-                true => read_string_map(None, prior, "data"),
-                false => Value::string_map(
-                    text.into_iter()
-                        .filter_map(|(k, v)| Some((k, v.as_str()?.to_string()))),
-                ),
-            };
-            (
-                data,
-                read_string_map(Some(&Json::Object(binary)), prior, "binary_data"),
-            )
-        } else if write_only_in_use(prior) {
+        let (data, binary_data) = if write_only_in_use(prior) {
             (
                 managed_only(&text, prior.get("data")),
                 managed_only(&binary, prior.get("binary_data")),
             )
         } else {
+            // The token controller's keys are the point of such a Secret: `data` reads whole,
+            // as an import reads it (no prior), where the configuration leaves it to the cluster.
+            let data_prior = if filled_by_cluster(object, prior) {
+                &Value::Null
+            } else {
+                prior
+            };
             (
-                read_string_map(Some(&Json::Object(text)), prior, "data"),
+                read_string_map(Some(&Json::Object(text)), data_prior, "data"),
                 read_string_map(Some(&Json::Object(binary)), prior, "binary_data"),
             )
         };
@@ -258,12 +251,11 @@ fn is_token(object: &Json) -> bool {
 }
 
 /// Whether `data` is the token controller's: a token Secret whose configuration leaves `data`
-/// (and the write-only maps) to the cluster, so the prior holds none or the unknown a create
-/// plans. A prior that holds the keys reads them as any map does; an import (`prior` null)
-/// reads every key anyway.
+/// to the cluster, so the prior holds none or the unknown a create plans. A prior that holds
+/// the keys reads them as any map does.
 fn filled_by_cluster(object: &Json, prior: &Value) -> bool {
     let data = prior.get("data");
-    is_token(object) && !prior.is_null() && (data.is_null() || data.is_unknown()) && !write_only_in_use(prior)
+    is_token(object) && (data.is_null() || data.is_unknown())
 }
 
 /// Why a Secret's data cannot be written as configured. Messages name keys, never values.
