@@ -138,7 +138,12 @@ pub struct Module {
 /// file, and each `_v1` file's configuration under its deprecated unversioned name
 /// ([`unversioned`]).
 pub fn modules(run: &str) -> Vec<Module> {
-    files("corpus")
+    modules_in("corpus", run)
+}
+
+/// [`modules`] of `acceptance/<folder>` (`corpus-moves`: shapes a state hashicorp wrote holds).
+pub fn modules_in(folder: &str, run: &str) -> Vec<Module> {
+    files(folder)
         .into_iter()
         .map(|f| Module {
             body: match &f.v1 {

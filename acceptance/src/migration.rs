@@ -16,12 +16,27 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::Cluster;
 use crate::hcl::LiveDir;
 use crate::objects::{Target, kubectl_get, kubectl_kind, kubectl_target, metadata_of, object_key};
+use crate::{Cluster, engine_info};
 
-pub const HASHICORP: &str = "registry.terraform.io/hashicorp/kubernetes";
-pub const LIVE: &str = "registry.terraform.io/choudoufu/live";
+/// hashicorp/kubernetes as a state the engine of this run wrote names it: an OpenTofu user's
+/// state says `registry.opentofu.org/hashicorp/kubernetes`, a Terraform user's
+/// `registry.terraform.io/hashicorp/kubernetes`.
+pub fn hashicorp() -> String {
+    format!("{}/hashicorp/kubernetes", engine_info().registry_host())
+}
+
+/// choudoufu/live as the engine of this run names it.
+pub fn live() -> String {
+    engine_info().provider_address("live")
+}
+
+/// `state` (hashicorp's, as recorded under Terraform) as the engine of this run would have
+/// written it: its provider addresses on the engine's registry host.
+pub fn on_this_engine(state: &str) -> String {
+    state.replace("registry.terraform.io/hashicorp/kubernetes", &hashicorp())
+}
 
 /// `acceptance/fixtures/hashicorp-3.2.1`: what hashicorp/kubernetes v3.2.1 wrote.
 pub fn fixtures() -> PathBuf {
@@ -46,20 +61,46 @@ pub fn objects_file(dir: &Path, objects: &[Value]) -> PathBuf {
 }
 
 /// Creates `objects` on `cluster` in one `kubectl create` as `manager` ([`objects_file`] in
-/// `dir`).
+/// `dir`). A namespace's `default` service account is the cluster's own: it is updated to the
+/// recorded one (`kubectl replace`, as hashicorp's patch updates it) once the cluster made it.
 pub fn create_as(cluster: &Cluster, dir: &Path, objects: &[Value], manager: &str) -> Result<(), String> {
-    if objects.is_empty() {
-        return Ok(());
-    }
-    let manifest = objects_file(dir, objects);
-    let path = manifest.to_string_lossy();
+    let (made_by_cluster, created): (Vec<Value>, Vec<Value>) =
+        objects.iter().cloned().partition(made_by_cluster);
     let field_manager = format!("--field-manager={manager}");
-    let out = cluster.kubectl(&["create", &field_manager, "-f", &path]);
-    if out.success() {
-        Ok(())
-    } else {
-        Err(format!("kubectl create as {manager} failed:\n{out}"))
+    if !created.is_empty() {
+        let manifest = objects_file(dir, &created);
+        let out = cluster.kubectl(&["create", &field_manager, "-f", &manifest.to_string_lossy()]);
+        if !out.success() {
+            return Err(format!("kubectl create as {manager} failed:\n{out}"));
+        }
     }
+    for account in &made_by_cluster {
+        let namespace = account["metadata"]["namespace"].as_str().unwrap_or("default");
+        let made = (0..100).any(|_| {
+            let found = cluster
+                .kubectl(&["get", "serviceaccount", "default", "-n", namespace])
+                .success();
+            if !found {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            found
+        });
+        if !made {
+            return Err(format!("no default service account in {namespace} after 10 s"));
+        }
+        let manifest = objects_file(dir, std::slice::from_ref(account));
+        let out = cluster.kubectl(&["replace", &field_manager, "-f", &manifest.to_string_lossy()]);
+        if !out.success() {
+            return Err(format!("kubectl replace as {manager} failed:\n{out}"));
+        }
+    }
+    Ok(())
+}
+
+/// A namespace's `default` service account: the cluster makes it, and
+/// `kubernetes_default_service_account` only edits it (never labels it).
+pub fn made_by_cluster(object: &Value) -> bool {
+    object["kind"] == "ServiceAccount" && object["metadata"]["name"] == "default"
 }
 
 /// The recorded `state` given this cluster's objects: each resource's recorded uid, wherever it
@@ -75,7 +116,7 @@ pub fn with_live_uids(cluster: &Cluster, state: &Value) -> Value {
         .iter()
         .enumerate()
     {
-        assert_eq!(resource["provider"], format!("provider[\"{HASHICORP}\"]"));
+        assert_eq!(resource["provider"], format!("provider[\"{}\"]", hashicorp()));
         let type_name = resource["type"].as_str().expect("a type");
         for (i, instance) in resource["instances"].as_array().into_iter().flatten().enumerate() {
             let attributes = &instance["attributes"];
@@ -180,7 +221,13 @@ fn differ(at: &str, before: &Value, after: &Value, unknown: &Value, out: &mut Ve
 
 /// `state replace-provider`, then [`first_plan`].
 pub fn try_move_in(work: &LiveDir, updates: usize) -> Result<(), String> {
-    let out = work.run(&["state", "replace-provider", "-auto-approve", HASHICORP, LIVE]);
+    let out = work.run(&[
+        "state",
+        "replace-provider",
+        "-auto-approve",
+        &hashicorp(),
+        &live(),
+    ]);
     if !out.success() {
         return Err(format!("replace-provider failed:\n{out}"));
     }

@@ -1,46 +1,52 @@
 //! A stand-in for another provider during a migration: the runtime's example provider,
-//! installed by a dev override under the other provider's addresses. The engine needs the
-//! source provider of a cross-provider `moved` installed to read its state; the move itself is
-//! answered by the target provider alone, so any provider serves.
+//! installed from a filesystem mirror of its own under the other provider's addresses. The
+//! engine needs the source provider of a cross-provider `moved` installed to read its state;
+//! the move itself is answered by the target provider alone, so any provider serves.
+//!
+//! A mirror, not `dev_overrides`: OpenTofu's `init` still asks the registry for a provider a
+//! development override names, and no registry is reachable here.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use provider_mirror::{HOSTS, platform};
+
 use crate::hcl::quote;
 use crate::{build, mirror};
+
+/// The version the stand-in is installed as.
+const VERSION: &str = "0.0.1";
 
 /// Writes `dir/cli.tfrc`: the providers' mirror as usual, and the stand-in for each of
 /// `sources` (`namespace/type`, e.g. `hashicorp/kubernetes`) under every registry host an
 /// engine may name it by. Returns its path, for `TF_CLI_CONFIG_FILE`.
 pub fn cli_config(dir: &Path, sources: &[&str]) -> PathBuf {
     let stand_in = dir.join("stand-in");
-    fs::create_dir_all(&stand_in).expect("a folder for the stand-in");
     let echo = build::binary("echo_provider").expect("the example provider");
-    for source in sources {
-        let type_name = source.rsplit('/').next().expect("namespace/type");
-        fs::copy(&echo, stand_in.join(format!("terraform-provider-{type_name}")))
-            .expect("the stand-in provider");
+    let platform = platform().expect("a provider platform for this machine");
+    let mut addresses = Vec::new();
+    for host in HOSTS {
+        for source in sources {
+            let type_name = source.rsplit('/').next().expect("namespace/type");
+            let folder = stand_in.join(host).join(source).join(VERSION).join(&platform);
+            fs::create_dir_all(&folder).expect("a folder for the stand-in");
+            fs::copy(&echo, folder.join(format!("terraform-provider-{type_name}")))
+                .expect("the stand-in provider");
+            addresses.push(quote(&format!("{host}/{source}")));
+        }
     }
-    let overrides: Vec<String> = ["registry.terraform.io", "registry.opentofu.org"]
-        .iter()
-        .flat_map(|host| sources.iter().map(move |source| format!("{host}/{source}")))
-        .map(|address| {
-            format!(
-                "    {} = {}\n",
-                quote(&address),
-                quote(&stand_in.to_string_lossy())
-            )
-        })
-        .collect();
+    let addresses = addresses.join(", ");
     let usual = fs::read_to_string(mirror::ensure()).expect("the mirror's CLI configuration");
-    let config = usual.replacen(
-        "provider_installation {\n",
-        &format!(
-            "provider_installation {{\n  dev_overrides {{\n{}  }}\n",
-            overrides.concat()
-        ),
-        1,
-    );
+    let config = usual
+        .replacen(
+            "provider_installation {\n",
+            &format!(
+                "provider_installation {{\n  filesystem_mirror {{\n    path    = {}\n    include = [{addresses}]\n  }}\n",
+                quote(&stand_in.to_string_lossy())
+            ),
+            1,
+        )
+        .replacen("exclude = [", &format!("exclude = [{addresses}, "), 1);
     let path = dir.join("cli.tfrc");
     fs::write(&path, config).expect("cli.tfrc");
     path

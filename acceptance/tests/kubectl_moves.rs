@@ -7,7 +7,7 @@
 use std::fs;
 
 use acceptance::hcl::{ScratchNamespace, quote, unique_name};
-use acceptance::{Cluster, Engine, stand_in};
+use acceptance::{Cluster, Engine, engine_info, stand_in};
 use serde_json::{Value, json};
 
 /// The kubectl providers whose states move, with the schema version each writes.
@@ -18,7 +18,7 @@ const SOURCES: [(&str, i64); 2] = [("gavinbunney/kubectl", 1), ("alekc/kubectl",
 fn kubectl_state(name: &str, source: &str, version: i64, yaml: &str, override_ns: Option<&str>) -> Value {
     json!({
         "mode": "managed", "type": "kubectl_manifest", "name": name,
-        "provider": format!("provider[\"registry.terraform.io/{source}\"]"),
+        "provider": format!("provider[\"{}/{source}\"]", engine_info().registry_host()),
         "instances": [{"schema_version": version, "sensitive_attributes": [], "attributes": {
             "id": format!("/api/v1/namespaces/x/configmaps/{name}"), "api_version": "v1",
             "kind": "ConfigMap", "name": name, "yaml_body": yaml, "yaml_body_parsed": yaml,
@@ -57,9 +57,6 @@ fn kubectl_manifests_move_to_kubernetes_manifest_with_one_stamp() {
         manifest("from-alekc"),
     );
     fs::write(dir.path().join("main.tf"), main).expect("main.tf");
-    let init = engine.init();
-    assert!(init.success(), "init failed:\n{init}");
-
     // What the kubectl providers applied, and their state of it: gavinbunney's YAML names
     // another namespace that `override_namespace` replaced.
     let yaml = |name: &str, namespace: &str| {
@@ -89,6 +86,9 @@ fn kubectl_manifests_move_to_kubernetes_manifest_with_one_stamp() {
         ],
     });
     fs::write(dir.path().join("terraform.tfstate"), state.to_string()).expect("terraform.tfstate");
+    // After the state: `init` installs the providers it names, as in a user's migration.
+    let init = engine.init();
+    assert!(init.success(), "init failed:\n{init}");
 
     let (plan, summary) = engine.plan_json(&[]);
     assert!(plan.success(), "plan failed:\n{plan}");

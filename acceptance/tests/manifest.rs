@@ -267,8 +267,9 @@ fn ctrl_c_ends_a_wait_at_once_and_keeps_the_object_in_state() {
     assert!(out.success(), "destroy:\n{out}");
 }
 
-/// An Ingress whose backend port is `port`, a Service whose target port is `"8080"` and a
-/// ConfigMap whose `data.replicas` is the number 1, all in `ns`, as configs write them.
+/// An Ingress whose backend port is `port`, a Service whose target ports are `"8080"` and the
+/// number 9080, and a ConfigMap whose `data.replicas` is the number 1, all in `ns`, as configs
+/// write them.
 fn typed_manifests(ns: &str, port: &str) -> String {
     format!(
         r#"resource "kubernetes_manifest" "ingress" {{
@@ -295,7 +296,12 @@ resource "kubernetes_manifest" "service" {{
     apiVersion = "v1"
     kind       = "Service"
     metadata   = {{ name = "web", namespace = {ns} }}
-    spec       = {{ ports = [{{ port = "80", targetPort = "8080" }}] }}
+    spec = {{
+      ports = [
+        {{ name = "http", port = "80", targetPort = "8080" }},
+        {{ name = "admin", port = 81, targetPort = 9080 }},
+      ]
+    }}
   }}
 }}
 
@@ -344,6 +350,7 @@ fn values_are_sent_in_the_types_of_the_api_schema_and_the_next_plan_is_empty() {
     let service = cluster.get_json(&["service", "web", "-n", ns]);
     assert_eq!(service["spec"]["ports"][0]["port"], 80);
     assert_eq!(service["spec"]["ports"][0]["targetPort"], 8080);
+    assert_eq!(service["spec"]["ports"][1]["targetPort"], 9080);
     let settings = cluster.get_json(&["configmap", "settings", "-n", ns]);
     assert_eq!(settings["data"]["replicas"], "1");
     assert_eq!(settings["data"]["debug"], "true");
@@ -356,6 +363,13 @@ fn values_are_sent_in_the_types_of_the_api_schema_and_the_next_plan_is_empty() {
     };
     assert_eq!(port(&state["manifest"]), "80", "{state}");
     assert_eq!(port(&state["object"]), 80, "{state}");
+    // An int-or-string field is text in `object`, as hashicorp's state types it: an output
+    // reading it keeps its type across a move between the providers.
+    let state = work.state_values("kubernetes_manifest.service");
+    let target = |v: &serde_json::Value, i: usize| v["value"]["spec"]["ports"][i]["targetPort"].clone();
+    assert_eq!(target(&state["manifest"], 1), 9080, "{state}");
+    assert_eq!(target(&state["object"], 0), "8080", "{state}");
+    assert_eq!(target(&state["object"], 1), "9080", "{state}");
 
     let out = work.plan_exit();
     assert_eq!(out.code, 0, "a plan right after apply is not empty:\n{out}");

@@ -7,10 +7,8 @@
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, metadata, quote, unique_name};
+use acceptance::migration::{hashicorp, live};
 use serde_json::{Value, json};
-
-const HASHICORP: &str = "registry.terraform.io/hashicorp/kubernetes";
-const LIVE: &str = "registry.terraform.io/choudoufu/live";
 
 /// A Deployment with container resources (blocks in hashicorp's version 0, maps since).
 fn deployment(name: &str, ns: &str) -> String {
@@ -113,7 +111,7 @@ fn as_hashicorp_wrote_it(work: &LiveDir) {
     let mut state: Value =
         serde_json::from_slice(&std::fs::read(&path).expect("state file")).expect("state JSON");
     for resource in state["resources"].as_array_mut().expect("resources") {
-        resource["provider"] = json!(format!("provider[\"{HASHICORP}\"]"));
+        resource["provider"] = json!(format!("provider[\"{}\"]", hashicorp()));
         let type_name = resource["type"].as_str().unwrap_or_default().to_string();
         let old = resource["name"] == "old";
         for instance in resource["instances"].as_array_mut().expect("instances") {
@@ -193,7 +191,13 @@ fn a_state_hashicorp_wrote_moves_in_and_one_apply_stamps_the_estate() {
         cluster.kubectl_ok(&["label", kind, name, "-n", ns, "tofu-estate-"]);
     }
     as_hashicorp_wrote_it(&work);
-    let replaced = work.run(&["state", "replace-provider", "-auto-approve", HASHICORP, LIVE]);
+    let replaced = work.run(&[
+        "state",
+        "replace-provider",
+        "-auto-approve",
+        &hashicorp(),
+        &live(),
+    ]);
     assert!(replaced.success(), "replace-provider failed:\n{replaced}");
 
     let plan = work.plan_exit();

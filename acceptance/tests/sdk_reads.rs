@@ -7,7 +7,10 @@
 //!   and those `ignore_labels` / `ignore_annotations` match included (they apply to resources);
 //! - a service-account token Secret's `data` holds what the token controller wrote, so a
 //!   configuration reads `data["token"]`; and `replicas = ""` (a computed string, as SDKv2's
-//!   schema.finalizeDiff reads it) keeps the current count instead of dropping it.
+//!   schema.finalizeDiff reads it) keeps the current count instead of dropping it;
+//! - `terraform import` of a ConfigMap or Secret without data reads `data = {}` (and a
+//!   ConfigMap's `binary_data = {}`), as hashicorp's import does, so a configuration with
+//!   `data = {}` reads back as it applied, and one without `data` plans no change.
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
@@ -279,6 +282,60 @@ fn a_token_secret_shows_its_token_and_an_empty_replicas_keeps_the_count() {
         work.state_values("kubernetes_deployment_v1.web")["spec"][0]["replicas"],
         "2"
     );
+    work.write("");
+    work.apply_ok("destroy");
+}
+
+/// ConfigMaps and a Secret whose configuration writes `data = {}` or leaves it out.
+fn empty_maps(ns: &str) -> String {
+    let ns = quote(ns);
+    ["empty", "none"]
+        .iter()
+        .flat_map(|name| {
+            let data = if *name == "empty" { "\n  data = {}" } else { "" };
+            ["kubernetes_config_map_v1", "kubernetes_secret_v1"].map(|t| {
+                format!(
+                    "resource \"{t}\" \"{name}\" {{\n  metadata {{\n    name      = \"{name}\"\n    namespace = {ns}\n  }}{data}\n}}\n"
+                )
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn an_import_reads_an_absent_data_map_as_empty() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "sdk-empty");
+    let work = LiveDir::new(&unique_name("sdk-empty"), cluster.kubeconfig());
+    work.write(&empty_maps(&ns.name));
+    work.apply_ok("the ConfigMaps and Secrets");
+    let data = |address: &str| work.state_values(address)["data"].clone();
+    assert_eq!(data("kubernetes_config_map_v1.empty"), serde_json::json!({}));
+    assert_eq!(data("kubernetes_config_map_v1.none"), serde_json::Value::Null);
+
+    for t in ["kubernetes_config_map_v1", "kubernetes_secret_v1"] {
+        for name in ["empty", "none"] {
+            let address = format!("{t}.{name}");
+            let out = work.run(&["state", "rm", &address]);
+            assert!(out.success(), "state rm {address}:\n{out}");
+            let id = format!("{}/{name}", ns.name);
+            let out = work.run(&["import", "-input=false", &address, &id]);
+            assert!(out.success(), "import {address}:\n{out}");
+            assert_eq!(
+                data(&address),
+                serde_json::json!({}),
+                "{address} after its import"
+            );
+        }
+    }
+    let binary = work.state_values("kubernetes_config_map_v1.none")["binary_data"].clone();
+    assert_eq!(
+        binary,
+        serde_json::json!({}),
+        "a ConfigMap's binary_data after its import"
+    );
+    let next = work.plan_exit();
+    assert_eq!(next.code, 0, "the plan after the imports is not empty:\n{next}");
     work.write("");
     work.apply_ok("destroy");
 }

@@ -23,7 +23,7 @@ const FACTS_DIR: &str = "provider-live/catalog/hashicorp";
 /// Where the expanded facts go.
 pub const FACTS_OUTPUT: &str = "provider-live/catalog/facts.tsv";
 
-const KINDS: [&str; 17] = [
+const KINDS: [&str; 18] = [
     "mount",
     "framework",
     "schema_version",
@@ -32,6 +32,7 @@ const KINDS: [&str; 17] = [
     "reads_absent_as",
     "empty_reads_absent",
     "imports_as",
+    "imports_absent_as",
     "computed_block",
     "validate",
     "force_new",
@@ -333,7 +334,7 @@ fn upgrade_problem(row: &Recorded, path: &str, paths: &Shapes) -> Option<String>
 /// resolves through list indices.
 fn normalised(row: &Recorded, shape: &(String, String, String, String), paths: &Shapes) -> Option<String> {
     match row.fact.as_str() {
-        "default" | "reads_absent_as" | "imports_as" => {
+        "default" | "reads_absent_as" | "imports_as" | "imports_absent_as" => {
             let value: Json = serde_json::from_str(&row.argument).ok()?;
             let typed = match (shape.2.as_str(), &value) {
                 ("string", Json::String(_)) | ("number", Json::Number(_)) | ("bool", Json::Bool(_)) => value,
@@ -425,6 +426,7 @@ pub fn generate_behaviour_doc(root: &Path) -> Result<String, Error> {
          | `diff_suppress` | a value that means the same as the prior one keeps the prior's spelling |\n\
          | `empty_reads_absent` | a block whose object holds nothing reads as no block (a data source's read, an import) |\n\
          | `imports_as` | the value an import gives a Terraform-only setting (others an import leaves unset) |\n\
+         | `imports_absent_as` | the value an import reads where the object has no such field (a ConfigMap without `data` imports `data = {}`) |\n\
          | `conflicts_with`, `exactly_one_of`, `at_least_one_of`, `required_with` | constraints between attributes |\n\
          | `schema_version` | the type's schema version, which the engine stores with its state |\n\
          | `state_upgrade` | how a state of an older version becomes the current one (`0 block_to_map`: a block of one became this map; `0 drop`: the attribute is gone) |\n\n\

@@ -150,7 +150,7 @@ fn apply(fact: &Fact, target: Target<'_>) -> Result<(), String> {
             attribute.set_default(Value::from_json(&json));
         }
         // Applied by an import: [`imported_values`].
-        "imports_as" => {}
+        "imports_as" | "imports_absent_as" => {}
         "validate" => rules.validators.push(validators::parse(fact.argument)?),
         "force_new" => rules.replace = true,
         "diff_suppress" => match fact.argument {
@@ -225,11 +225,19 @@ pub fn read_absent_as(type_name: &str, state: &mut Value) {
     }
 }
 
-/// An import's `state` with its type's `imports_as` values (a claim's `wait_until_bound`).
+/// An import's `state` with its type's `imports_as` values (a claim's `wait_until_bound`), and
+/// its `imports_absent_as` values where the object gave none (a ConfigMap's `data = {}`).
 pub fn imported_values(type_name: &str, state: &mut Value) {
-    for fact in of(type_name).iter().filter(|f| f.kind == "imports_as") {
-        if let Ok(json) = serde_json::from_str(fact.argument) {
-            state.set(fact.path, Value::from_json(&json));
+    for fact in of(type_name).iter() {
+        let Ok(json) = serde_json::from_str(fact.argument) else {
+            continue;
+        };
+        match fact.kind {
+            "imports_as" => state.set(fact.path, Value::from_json(&json)),
+            "imports_absent_as" if state.get(fact.path).is_null() => {
+                state.set(fact.path, Value::from_json(&json))
+            }
+            _ => {}
         }
     }
 }

@@ -11,6 +11,27 @@ use serde_json::Value as Json;
 use crate::kind::KindInfo;
 use crate::metadata;
 
+/// The kind a resource type's identity names: a typed resource's, or the one a patch-style
+/// type edits (hashicorp's default service account shares the service account's identity).
+#[derive(Clone, Copy, Debug)]
+pub struct IdentityKind<'a> {
+    pub type_name: &'a str,
+    pub api_version: &'a str,
+    pub kind: &'a str,
+    pub namespaced: bool,
+}
+
+impl<'a> From<&'a KindInfo> for IdentityKind<'a> {
+    fn from(info: &'a KindInfo) -> Self {
+        IdentityKind {
+            type_name: info.type_name,
+            api_version: info.api_version,
+            kind: info.kind,
+            namespaced: info.namespaced,
+        }
+    }
+}
+
 /// The identity schema of a typed resource, as hashicorp's (version 1): `namespace` only for
 /// namespaced kinds. Identities stored at version 0 had `namespace` always; the runtime drops
 /// what a schema no longer has when it upgrades them.
@@ -183,7 +204,8 @@ impl ObjectIdentity {
 }
 
 /// The identity a typed resource's state describes.
-pub fn of_typed(info: &KindInfo, state: &Value) -> Option<Value> {
+pub fn of_typed<'a>(info: impl Into<IdentityKind<'a>>, state: &Value) -> Option<Value> {
+    let info = info.into();
     let meta = metadata::of(state);
     let name = meta.get("name").as_str()?;
     let namespace = if info.namespaced {
@@ -202,7 +224,11 @@ pub fn of_typed(info: &KindInfo, state: &Value) -> Option<Value> {
 
 /// The import id (`namespace/name` or `name`) an identity names for a typed resource, which
 /// must be of the resource's own kind.
-pub fn typed_import_id(info: &KindInfo, identity: &Value) -> Result<String, Diagnostics> {
+pub fn typed_import_id<'a>(
+    info: impl Into<IdentityKind<'a>>,
+    identity: &Value,
+) -> Result<String, Diagnostics> {
+    let info = info.into();
     let identity = ObjectIdentity::from_value(identity, info.namespaced)?;
     if identity.api_version != info.api_version || identity.kind != info.kind {
         return Err(Diagnostic::error(

@@ -46,7 +46,7 @@ use crate::openapi::KindSchema;
 use crate::ownership::Ownership;
 use crate::{metadata, plan, timeouts};
 pub(crate) use shape::as_manifest;
-use shape::{Step, matches, object_value};
+use shape::{Step, matches, object_value, stated_by};
 use wait::{Wait, validate_waits};
 
 const DEFAULT_FIELD_MANAGER: &str = "Terraform";
@@ -183,11 +183,14 @@ impl Manifest {
     }
 
     /// The state for a live object; fields other managers own never show. `manifest` is the
-    /// prior's manifest in its schema's types.
-    fn state_of(&self, live: &Json, prior: &Value, manifest: &Json) -> Value {
+    /// prior's manifest in the types of `schema`, the kind's.
+    fn state_of(&self, live: &Json, prior: &Value, manifest: &Json, schema: Option<&KindSchema>) -> Value {
         let live = &Ownership::of(live, manager_of(prior)).without_foreign(live);
         let mut state = prior.clone();
-        state.set("object", object_value(live, manifest));
+        state.set(
+            "object",
+            object_value(live, manifest, schema.map(KindSchema::root)),
+        );
         state.set(
             "estate",
             Value::from(metadata::estate_of(live).map(str::to_string)),
@@ -255,7 +258,10 @@ impl Manifest {
             timeout: timeouts::of(planned, "create", DEFAULT_TIMEOUT),
         };
         let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
-        let state = plan::settle(planned, &self.state_of(&applied, planned, &manifest));
+        let state = plan::settle(
+            planned,
+            &self.state_of(&applied, planned, &manifest, schema.as_ref()),
+        );
         if let Some(wait) = Wait::of_resource(planned) {
             let done = |live: Option<&Json>| live.is_some_and(|o| wait.satisfied(o));
             if let Err(e) =
@@ -505,9 +511,10 @@ impl Resource for Manifest {
             }
             let before_manifest =
                 typed_manifest(schema.as_ref(), &identity, &before_manifest).unwrap_or(before_manifest);
+            let node = schema.as_ref().map(KindSchema::root);
             if !matches(
-                &prior.get("object").to_json(),
-                &secret::expected(&desired, &before_manifest),
+                &stated_by(&prior.get("object").to_json(), node),
+                &stated_by(&secret::expected(&desired, &before_manifest), node),
                 &computed_fields(&planned),
             ) {
                 planned.set("object", Value::unknown());
@@ -582,11 +589,12 @@ impl Resource for Manifest {
         let conn = self.ctx.connection().map_err(diag)?;
         let manifest = req.current_state.get("manifest").to_json();
         let mut typed = manifest.clone();
+        let mut schema = None;
         // A state whose manifest names no object stays as it is.
         let target = match ObjectIdentity::of_manifest(&manifest) {
             Ok(identity) => match self.target(&conn.client, &identity).await {
                 Ok(target) => {
-                    let schema = self.kind_schema(&conn.client, &identity).await?;
+                    schema = self.kind_schema(&conn.client, &identity).await?;
                     if let Ok(t) = typed_manifest(schema.as_ref(), &identity, &manifest) {
                         typed = t;
                     }
@@ -610,7 +618,7 @@ impl Resource for Manifest {
             kept_when_gone: false,
         };
         lifecycle::refresh(&self.ctx, conn, target.as_ref(), refresh, req, |o, prior| {
-            self.state_of(o, prior, &typed)
+            self.state_of(o, prior, &typed, schema.as_ref())
         })
         .await
     }

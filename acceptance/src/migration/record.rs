@@ -55,17 +55,18 @@ pub const FIRST_BATCH: &[&str] = &[
     "kubernetes_storage_class_v1",
 ];
 
-/// Applies the corpus files `types` with hashicorp's binary at `binary` on `cluster` and writes
-/// what each left under `out/<type>/`. Returns each type's outcome: the number of resources
-/// recorded, or why none were.
+/// Applies the files `types` of `acceptance/<folder>` (`corpus`, `corpus-moves`) with
+/// hashicorp's binary at `binary` on `cluster` and writes what each left under `out/<type>/`.
+/// Returns each type's outcome: the number of resources recorded, or why none were.
 pub fn record(
     cluster: &Cluster,
     binary: &Path,
+    folder: &str,
     types: &[String],
     out: &Path,
 ) -> Vec<(String, Result<usize, String>)> {
     let tag = unique_name("h").replace('-', "");
-    let modules: Vec<Module> = corpus::modules(&tag)
+    let modules: Vec<Module> = corpus::modules_in(folder, &tag)
         .into_iter()
         .filter(|m| types.contains(&m.type_name))
         .collect();

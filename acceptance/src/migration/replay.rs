@@ -9,20 +9,27 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::record::PLACEHOLDER;
-use super::{create_as, first_plan, fixtures, node_ports, try_move_in, with_live_uids};
+use super::{
+    create_as, first_plan, fixtures, made_by_cluster, node_ports, on_this_engine, try_move_in, with_live_uids,
+};
 use crate::hcl::{LiveDir, unique_name};
 use crate::objects::{Target, described, kubectl_delete_quietly, kubectl_get, target_of, targets_of};
 use crate::{Cluster, corpus};
 
-/// The recorded types: the folders of `fixtures/hashicorp-3.2.1/corpus/`, in name order.
+/// The recordings: the folders of `fixtures/hashicorp-3.2.1/corpus/` (one corpus type each)
+/// and of `moves/` (one file of `acceptance/corpus-moves/` each), in name order.
 pub fn recorded() -> Vec<PathBuf> {
-    let dir = fixtures().join("corpus");
-    let mut found: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("a directory entry").path())
+    let mut found: Vec<PathBuf> = ["corpus", "moves"]
+        .iter()
+        .flat_map(|set| {
+            let dir = fixtures().join(set);
+            fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .map(|e| e.expect("a directory entry").path())
+        })
         .filter(|p| p.join("terraform.tfstate").is_file())
         .collect();
-    found.sort();
+    found.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
     found
 }
 
@@ -66,7 +73,7 @@ impl Recording {
         };
         let mut objects: Vec<Value> = serde_json::from_str(&read("objects.json")).expect("objects.json");
         objects.sort_by_key(creation_order);
-        let mut state = serde_json::from_str(&read("terraform.tfstate")).expect("the state");
+        let mut state = serde_json::from_str(&on_this_engine(&read("terraform.tfstate"))).expect("the state");
         let mut body = read("main.tf");
         node_ports::rehome(cluster, &mut body, &mut objects, &mut state);
         Recording {
@@ -165,8 +172,12 @@ fn move_in(
     fs::write(work.path().join("terraform.tfstate"), state.to_string()).expect("terraform.tfstate");
 
     // What the stamp labels: the objects there are (hashicorp deletes a signing request once
-    // signed, and its state alone keeps the certificate).
-    let stamped: Vec<Target> = objects.iter().map(target_of).collect();
+    // signed, and its state alone keeps the certificate) but those the cluster made.
+    let stamped: Vec<Target> = objects
+        .iter()
+        .filter(|o| !made_by_cluster(o))
+        .map(target_of)
+        .collect();
     match route {
         Route::ReplaceProvider => try_move_in(work, stamped.len())?,
         Route::Moved => first_plan(work, stamped.len())?,

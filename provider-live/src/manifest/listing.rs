@@ -42,7 +42,7 @@ impl Listable for Manifest {
             &self.schema().block,
             Value::object([
                 ("manifest", Value::from_json(&manifest)),
-                ("object", object_value(live, &manifest)),
+                ("object", object_value(live, &manifest, None)),
                 (
                     "estate",
                     Value::from(metadata::estate_of(live).map(str::to_string)),

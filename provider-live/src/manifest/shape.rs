@@ -6,7 +6,8 @@ use plugin_runtime::Value;
 use regex::Regex;
 use serde_json::Value as Json;
 
-use super::secret;
+use super::{secret, typed};
+use crate::openapi::Node;
 
 /// The live object through the manifest's shape: the keys the manifest sets, recursively;
 /// array elements beyond the manifest's come whole, so added elements show.
@@ -84,9 +85,16 @@ pub(super) fn matches(object: &Json, manifest: &Json, computed_fields: &[String]
     a == b
 }
 
-/// What a manifest value (or a live object) becomes in state as `object`.
-pub(super) fn object_value(live: &Json, manifest: &Json) -> Value {
-    Value::from_json(&secret::redact(project(live, manifest), live, manifest))
+/// What a manifest value (or a live object) becomes in state as `object`: typed as `schema`
+/// says (int-or-string values as text) when the kind has one.
+pub(super) fn object_value(live: &Json, manifest: &Json, schema: Option<Node>) -> Value {
+    let object = secret::redact(project(live, manifest), live, manifest);
+    Value::from_json(&stated_by(&object, schema))
+}
+
+/// `value` as `object` holds it, when the kind's schema is known.
+pub(super) fn stated_by(value: &Json, schema: Option<Node>) -> Json {
+    schema.map_or_else(|| value.clone(), |node| typed::stated(value, node))
 }
 
 /// A live object as the manifest a user would write for it: no status, no server

@@ -14,7 +14,10 @@
 //!
 //! The state keeps `manifest` as written (Terraform requires a configured attribute planned as
 //! configured); `object`, read back from the server, holds the typed values, which the plan
-//! compares with the converted manifest, so the next plan is empty.
+//! compares with the converted manifest, so the next plan is empty. In `object` an
+//! int-or-string value is its text ([`stated`]): hashicorp's state types such a path `string`
+//! (`targetPort = 9080` is held as `"9080"`), so a moved state and an output reading it keep
+//! their type.
 
 use plugin_runtime::{AttributePath, Diagnostic};
 use serde_json::{Map, Number, Value as Json};
@@ -119,6 +122,32 @@ fn conform_at(value: &Json, node: Option<Node>, path: &mut Vec<Step>, out: &mut 
         });
         value.clone()
     })
+}
+
+/// `value` (a live object through the manifest's shape, or a typed manifest) as `object` holds
+/// it: every int-or-string value at `node`'s paths as its text, everything else unchanged.
+pub fn stated(value: &Json, node: Node) -> Json {
+    if node.int_or_string() {
+        return match value {
+            Json::Number(n) => Json::String(number_text(n)),
+            other => other.clone(),
+        };
+    }
+    match value {
+        Json::Object(map) => Json::Object(
+            map.iter()
+                .map(|(key, v)| {
+                    let at = node.property(key).or_else(|| node.values());
+                    (key.clone(), at.map_or_else(|| v.clone(), |at| stated(v, at)))
+                })
+                .collect(),
+        ),
+        Json::Array(items) => match node.items() {
+            Some(item) => Json::Array(items.iter().map(|v| stated(v, item)).collect()),
+            None => value.clone(),
+        },
+        other => other.clone(),
+    }
 }
 
 fn expected(ty: Option<&str>) -> &'static str {
@@ -282,6 +311,19 @@ mod tests {
         assert_eq!(out, json!({"spec": {"target": 8080, "surge": 1}}));
         let out = run(json!({"spec": {"target": "http"}})).unwrap();
         assert_eq!(out, json!({"spec": {"target": "http"}}));
+    }
+
+    #[test]
+    fn state_holds_int_or_string_values_as_their_text() {
+        let schema = schema();
+        let sent = run(json!({"spec": {"target": 9080, "surge": "25%", "replicas": 2,
+            "rules": [{"port": {"number": 80}}]}}))
+        .unwrap();
+        assert_eq!(
+            stated(&sent, schema.root()),
+            json!({"spec": {"target": "9080", "surge": "25%", "replicas": 2,
+                "rules": [{"port": {"number": 80}}]}})
+        );
     }
 
     #[test]

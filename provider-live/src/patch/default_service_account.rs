@@ -27,6 +27,7 @@ static INFO: PatchInfo = PatchInfo {
     metadata: MetaShape::Account,
     manager_attributes: false,
     manages: "default-service-account",
+    identity: true,
 };
 
 /// hashicorp's default for `timeouts.create`.

@@ -21,6 +21,7 @@ static INFO: PatchInfo = PatchInfo {
     metadata: MetaShape::NameNamespace,
     manager_attributes: true,
     manages: "env",
+    identity: false,
 };
 
 /// The workload kinds whose containers this edits (hashicorp's list, plus Job), by the

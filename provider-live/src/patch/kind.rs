@@ -19,6 +19,9 @@ pub struct PatchInfo {
     pub manager_attributes: bool,
     /// The last part of the default field manager, `tofu-live-<estate>-<manages>`.
     pub manages: &'static str,
+    /// hashicorp's type declares a resource identity (version 1) naming its fixed target, so
+    /// a state it wrote carries one the engine checks against ours.
+    pub identity: bool,
 }
 
 /// Which kind of object a type edits.

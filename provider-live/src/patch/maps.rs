@@ -48,6 +48,7 @@ pub static LABELS: MapPatch = MapPatch {
         metadata: MetaShape::NameNamespace,
         manager_attributes: true,
         manages: "labels",
+        identity: false,
     },
     maps: &[MapAttribute {
         name: "labels",
@@ -68,6 +69,7 @@ pub static ANNOTATIONS: MapPatch = MapPatch {
         metadata: MetaShape::NameNamespace,
         manager_attributes: true,
         manages: "annotations",
+        identity: false,
     },
     maps: &[
         MapAttribute {
@@ -102,6 +104,7 @@ pub static CONFIG_MAP_DATA: MapPatch = MapPatch {
         metadata: MetaShape::NameDefaultNamespace,
         manager_attributes: true,
         manages: "config-map-data",
+        identity: false,
     },
     maps: &[MapAttribute {
         name: "data",
@@ -127,6 +130,7 @@ pub static SECRET_DATA: MapPatch = MapPatch {
         metadata: MetaShape::NameDefaultNamespace,
         manager_attributes: true,
         manages: "secret-data",
+        identity: false,
     },
     maps: &[MapAttribute {
         name: "data",

@@ -3,11 +3,29 @@
 
 use async_trait::async_trait;
 use plugin_runtime::{
-    ApplyRequest, ApplyResponse, Attribute, AttributePath, Diagnostic, Diagnostics, ImportRequest,
-    ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema, Type, Value,
+    ApplyRequest, ApplyResponse, Attribute, AttributePath, Diagnostic, Diagnostics, IdentitySchema,
+    ImportRequest, ImportResponse, PlanRequest, PlanResponse, ReadRequest, ReadResponse, Resource, Schema,
+    Type, Value,
 };
 
 use super::*;
+use crate::identity::{self, IdentityKind};
+
+impl PatchResource {
+    /// The kind the type's identity names, when hashicorp's type declares one.
+    fn identity_kind(&self) -> Option<IdentityKind<'static>> {
+        let info = self.info();
+        match &info.target {
+            TargetKind::Fixed(fixed) if info.identity => Some(IdentityKind {
+                type_name: info.type_name,
+                api_version: fixed.api_version,
+                kind: fixed.kind,
+                namespaced: fixed.namespaced,
+            }),
+            _ => None,
+        }
+    }
+}
 
 #[async_trait]
 impl Resource for PatchResource {
@@ -176,6 +194,21 @@ impl Resource for PatchResource {
             }),
             None => Ok(gone(target.object_ref().to_string())),
         }
+    }
+
+    fn identity_schema(&self) -> Option<IdentitySchema> {
+        self.identity_kind().map(|kind| identity::schema(kind.namespaced))
+    }
+
+    fn identity(&self, state: &Value) -> Option<Value> {
+        identity::of_typed(self.identity_kind()?, state)
+    }
+
+    fn import_id(&self, given: &Value) -> Result<String, Diagnostics> {
+        let kind = self
+            .identity_kind()
+            .ok_or_else(|| not_importable(self.info().type_name))?;
+        identity::typed_import_id(kind, given)
     }
 
     async fn import(&self, req: ImportRequest) -> Result<ImportResponse, Diagnostics> {

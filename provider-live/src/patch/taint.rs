@@ -29,6 +29,7 @@ static INFO: PatchInfo = PatchInfo {
     metadata: MetaShape::Name,
     manager_attributes: true,
     manages: "node-taint",
+    identity: false,
 };
 
 const fn text(name: &'static str, doc: &'static str) -> Field {
