@@ -7,6 +7,11 @@
 //! seeded generator. The proxy can also go down altogether (connections refused), right after it
 //! forwarded a chosen `generateName` create and lost its answer, and come back on the same port.
 //! It counts what it did ([`FaultReport`]).
+//!
+//! A bearer token written `<token>~<unix seconds>` expires then, as a short-lived credential
+//! does: the proxy refuses it with 401 once that second has passed, and forwards it as
+//! `<token>` before ([`expiring`]), so a test's exec plugin or token file can hand out
+//! credentials that expire, in front of any server.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -102,6 +107,8 @@ pub struct FaultReport {
     /// `generateName` creates forwarded, and how many of their answers were lost.
     pub generated: u64,
     pub generated_lost: u64,
+    /// Requests refused for an expired token.
+    pub expired: u64,
 }
 
 impl FaultReport {
@@ -125,7 +132,8 @@ impl fmt::Display for FaultReport {
         write!(
             f,
             "{} requests ({}); {} faults injected ({}) into {} distinct requests, {} of them sent \
-             again by the provider; generateName creates forwarded {}, answers lost {}",
+             again by the provider; generateName creates forwarded {}, answers lost {}; expired \
+             tokens refused {}",
             self.total_requests(),
             list(&self.requests),
             self.total_faults(),
@@ -134,6 +142,7 @@ impl fmt::Display for FaultReport {
             self.repeated,
             self.generated,
             self.generated_lost,
+            self.expired,
         )
     }
 }
@@ -207,6 +216,21 @@ impl FaultProxy {
         };
         proxy.serve(listener);
         proxy
+    }
+
+    /// The proxy's URL (`https://127.0.0.1:<port>`).
+    pub fn url(&self) -> String {
+        format!("https://{}", self.addr)
+    }
+
+    /// The certificate of the CA that signed the proxy's, in PEM.
+    pub fn ca_pem(&self) -> &str {
+        &self.ca_pem
+    }
+
+    /// The token the upstream's kubeconfig gave, which the proxy's kubeconfig hands out.
+    pub fn upstream_token(&self) -> &str {
+        &self.shared.upstream.token
     }
 
     /// A kubeconfig for the proxy, with the upstream's token.
@@ -307,8 +331,12 @@ async fn handle(
     fd: RawFd,
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Broken> {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let body = body.collect().await.map_err(|_| Broken)?.to_bytes();
+    if expiring(&mut parts.headers) == Token::Expired {
+        shared.report.lock().expect("report lock").expired += 1;
+        return Ok(status(401, "Unauthorized"));
+    }
     let generated = parts.method == http::Method::POST && names_generated(&body);
     let write = !matches!(parts.method, http::Method::GET | http::Method::HEAD);
     let fingerprint = fingerprint(&parts, &body);
@@ -430,6 +458,42 @@ fn reset(fd: RawFd) -> Broken {
 }
 
 /// A Status answer the proxy makes itself.
+/// What a request's bearer token says about its expiry.
+#[derive(Debug, PartialEq, Eq)]
+enum Token {
+    /// No expiry written in it.
+    Plain,
+    /// Written `<token>~<unix seconds>`, not expired: the header now holds `<token>`.
+    Current,
+    Expired,
+}
+
+/// Reads a `<token>~<unix seconds>` bearer token: refused once expired, else forwarded bare.
+fn expiring(headers: &mut http::HeaderMap) -> Token {
+    let Some((token, until)) = headers
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|v| v.rsplit_once('~'))
+        .and_then(|(token, until)| Some((token.to_string(), until.parse::<u64>().ok()?)))
+    else {
+        return Token::Plain;
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    if now >= until {
+        return Token::Expired;
+    }
+    match http::HeaderValue::from_str(&format!("Bearer {token}")) {
+        Ok(bare) => {
+            headers.insert(http::header::AUTHORIZATION, bare);
+            Token::Current
+        }
+        Err(_) => Token::Expired,
+    }
+}
+
 fn status(code: u16, message: &str) -> Response<Full<Bytes>> {
     let status = StatusCode::from_u16(code).expect("a valid status code");
     let body = serde_json::json!({
@@ -540,5 +604,35 @@ fn upstream(kubeconfig: &Path) -> Upstream {
         port: server.port_u16().unwrap_or(443),
         tls: Arc::new(tls),
         token: user["token"].as_str().expect("a bearer token").to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bearer(token: &str) -> http::HeaderMap {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(
+            http::header::AUTHORIZATION,
+            http::HeaderValue::from_str(&format!("Bearer {token}")).unwrap(),
+        );
+        headers
+    }
+
+    #[test]
+    fn a_token_with_an_expiry_is_forwarded_bare_until_it_expires() {
+        let later = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            + 60;
+        let mut current = bearer(&format!("abc~{later}"));
+        assert_eq!(expiring(&mut current), Token::Current);
+        assert_eq!(current[http::header::AUTHORIZATION], "Bearer abc");
+        assert_eq!(expiring(&mut bearer("abc~1000")), Token::Expired);
+        let mut plain = bearer("abc");
+        assert_eq!(expiring(&mut plain), Token::Plain);
+        assert_eq!(plain[http::header::AUTHORIZATION], "Bearer abc");
     }
 }

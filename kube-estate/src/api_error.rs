@@ -20,6 +20,14 @@ pub enum ApiError {
     NotFound { object: ObjectRef },
     #[error("{object} already exists")]
     AlreadyExists { object: ObjectRef },
+    /// The server refused the credential itself (401): expired past renewal, revoked, or
+    /// another cluster's. The message names the identity (see `authorized`).
+    #[error("cannot {verb} {object}: {message}")]
+    Unauthorized {
+        object: ObjectRef,
+        verb: String,
+        message: String,
+    },
     #[error("not allowed to {verb} {object}: {message}")]
     Forbidden {
         object: ObjectRef,
@@ -267,6 +275,11 @@ impl ApiError {
                 verb,
                 message,
             },
+            401 => ApiError::Unauthorized {
+                object,
+                verb,
+                message,
+            },
             422 => ApiError::Invalid {
                 object,
                 message,
@@ -425,6 +438,20 @@ impl From<ApiError> for Diagnostic {
                 format!("{object} already exists"),
                 "An object with this name exists already and is not managed by this \
                  configuration. Import it, or choose another name.",
+            ),
+            ApiError::Unauthorized {
+                object,
+                verb,
+                message,
+            } => Diagnostic::error(
+                format!("Unauthorized: cannot {}", call(&verb, &object)),
+                format!(
+                    "{message}.\n\nA credential that expires (an exec plugin's token, a token \
+                     file) was renewed once after the refusal, and the renewed one was refused too; \
+                     trying again does not help. Renew or replace the credential (log in again, \
+                     check that the token or its service account still exists, that it is this \
+                     cluster's), then run again."
+                ),
             ),
             ApiError::Forbidden {
                 object,

@@ -42,6 +42,8 @@ pub enum ConnectError {
     NoConfiguration,
     #[error("cannot build the Kubernetes client: {0}")]
     Client(#[source] kube::Error),
+    #[error("no credential: {0}")]
+    Credential(#[from] crate::credential::CredentialError),
 }
 
 impl From<ConnectError> for Diagnostic {

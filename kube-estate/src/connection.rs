@@ -1,12 +1,15 @@
 //! The provider block both providers share, its validation, and the client it builds.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use plugin_runtime::{Attribute, AttributePath, Block, Diagnostic, Diagnostics, NestedBlock, Type, Value};
 
+use crate::authorized::AuthorizedLayer;
 use crate::connect_error::ConnectError;
+use crate::credential::{Credential, Source};
 use crate::estate::Estate;
-use crate::kubeconfig::{client_config, normalize_host};
+use crate::kubeconfig::{named_client_config, normalize_host};
 use crate::retry_after::RetryAfterLayer;
 use crate::settings::{STRING_SETTINGS, Settings, expand_home};
 
@@ -162,12 +165,40 @@ pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
     missing_kubeconfig(config)?;
     let settings = Settings::resolve(config, &|var| std::env::var(var).ok())?;
     install_crypto_provider();
-    let client_config = client_config(&settings).await?;
+    let (mut client_config, identity) = named_client_config(&settings).await?;
+    let credential = renewable(&mut client_config).await?;
+    let authorized = AuthorizedLayer {
+        identity: credential.as_ref().map_or(identity, |c| c.describe()),
+        credential,
+    };
     let client = kube::client::ClientBuilder::try_from(client_config)
         .map_err(ConnectError::Client)?
         .with_layer(&RetryAfterLayer)
+        .with_layer(&authorized)
         .build();
     Ok(Connection { client, estate })
+}
+
+/// The credential the client renews itself ([`Credential`]): a token file or an exec plugin's
+/// token where nothing the client's configuration ranks before them (client-go's order: an
+/// auth provider, a user name, a token) authenticates; taken out of `config` then.
+async fn renewable(config: &mut kube::Config) -> Result<Option<Arc<Credential>>, ConnectError> {
+    let user = &mut config.auth_info;
+    if user.auth_provider.is_some() || user.username.is_some() || user.token.is_some() {
+        return Ok(None);
+    }
+    let source = match (&user.token_file, &user.exec) {
+        (Some(file), _) => Source::File(expand_home(file).into()),
+        (None, Some(exec)) => Source::Exec(Box::new(exec.clone())),
+        (None, None) => return Ok(None),
+    };
+    let Some(credential) = Credential::obtain(source).await? else {
+        // A plugin that gives a client certificate: the client's TLS setup takes it.
+        return Ok(None);
+    };
+    user.token_file = None;
+    user.exec = None;
+    Ok(Some(Arc::new(credential)))
 }
 
 /// A kubeconfig file the block names (`config_path`, `config_paths`) that does not exist, so

@@ -3,6 +3,7 @@
 //! host is given) picks a context, cluster and user; explicit settings override them.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use base64::Engine;
 use kube::config::{
@@ -18,9 +19,17 @@ use crate::settings::{Settings, expand_home};
 const PROVIDER: &str = "provider";
 
 /// The kube client configuration these settings describe.
+#[cfg(test)]
 pub(crate) async fn client_config(s: &Settings) -> Result<kube::Config, ConnectError> {
+    Ok(named_client_config(s).await?.0)
+}
+
+/// The kube client configuration these settings describe, and the identity it authenticates
+/// as, in the words an error names it with.
+pub(crate) async fn named_client_config(s: &Settings) -> Result<(kube::Config, String), ConnectError> {
     let base = load_base(s)?;
     let (mut cluster, mut user, namespace) = select(&base, s)?;
+    let identity = identity(s, &base);
     override_cluster(&mut cluster, s)?;
     override_user(&mut user, s);
     let Some(server) = &cluster.server else {
@@ -59,7 +68,35 @@ pub(crate) async fn client_config(s: &Settings) -> Result<kube::Config, ConnectE
         })?;
     // One retry policy for every call: `retry::with_retry`, bounded in time.
     config.default_retry = false;
-    Ok(config)
+    Ok((config, identity))
+}
+
+/// Who the client authenticates as, for an error that says whose credential was refused:
+/// the provider block's own credential when it sets one, else the kubeconfig's user.
+fn identity(s: &Settings, base: &Kubeconfig) -> String {
+    if let Some(exec) = &s.exec {
+        return format!("the token of the provider block's exec plugin `{}`", exec.command);
+    }
+    if s.get("token").is_some() {
+        return "the provider block's `token`".into();
+    }
+    if let Some(name) = s.get("username") {
+        return format!("the provider block's user `{name}`");
+    }
+    if s.get("client_certificate").is_some() {
+        return "the provider block's client certificate".into();
+    }
+    let user = s.get("config_context_auth_info").map(str::to_string).or_else(|| {
+        let context = s.get("config_context").or(base.current_context.as_deref())?;
+        base.contexts
+            .iter()
+            .find(|c| c.name == context)
+            .and_then(|c| c.context.as_ref()?.user.clone())
+    });
+    match user {
+        Some(user) => format!("the credential of kubeconfig user `{user}`"),
+        None => "an anonymous request (no credential configured)".into(),
+    }
 }
 
 /// The kubeconfig to pick from: the configured files merged in order, the user's default
@@ -83,15 +120,72 @@ fn load_base(s: &Settings) -> Result<Kubeconfig, ConnectError> {
     if s.get("host").is_some() {
         return Ok(Kubeconfig::default());
     }
-    Kubeconfig::read().map_err(|e| match e {
-        KubeconfigError::FindPath => ConnectError::NoConfiguration,
-        KubeconfigError::ReadConfig(io, _) if io.kind() == std::io::ErrorKind::NotFound => {
-            ConnectError::NoConfiguration
-        }
-        source => ConnectError::Kubeconfig {
+    let missing = || {
+        in_cluster(Path::new(SERVICE_ACCOUNT), &|var| std::env::var(var).ok())
+            .ok_or(ConnectError::NoConfiguration)
+    };
+    match Kubeconfig::read() {
+        Ok(config) => Ok(config),
+        Err(KubeconfigError::FindPath) => missing(),
+        Err(KubeconfigError::ReadConfig(io, _)) if io.kind() == std::io::ErrorKind::NotFound => missing(),
+        Err(source) => Err(ConnectError::Kubeconfig {
             location: "KUBECONFIG or ~/.kube/config".into(),
             source,
-        },
+        }),
+    }
+}
+
+/// Where a Pod's service-account credentials are mounted.
+const SERVICE_ACCOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/// In a Pod without a kubeconfig, as client-go's loading rules fall back to: the API server
+/// the Pod's environment names, its CA and its service account's token file (a projected
+/// token the kubelet rewrites, which the client reads again: see `credential`).
+fn in_cluster(dir: &Path, env: &dyn Fn(&str) -> Option<String>) -> Option<Kubeconfig> {
+    let host = env("KUBERNETES_SERVICE_HOST")?;
+    let port = env("KUBERNETES_SERVICE_PORT")?;
+    let token = dir.join("token");
+    if !token.is_file() {
+        return None;
+    }
+    let server = match host.parse::<std::net::Ipv6Addr>() {
+        Ok(_) => format!("https://[{host}]:{port}"),
+        Err(_) => format!("https://{host}:{port}"),
+    };
+    let namespace = std::fs::read_to_string(dir.join("namespace"))
+        .ok()
+        .map(|n| n.trim().to_string());
+    let ca = dir.join("ca.crt");
+    Some(Kubeconfig {
+        clusters: vec![NamedCluster {
+            name: "in-cluster".into(),
+            cluster: Some(Cluster {
+                server: Some(server),
+                certificate_authority: ca.is_file().then(|| ca.display().to_string()),
+                ..Cluster::default()
+            }),
+            ..NamedCluster::default()
+        }],
+        auth_infos: vec![NamedAuthInfo {
+            name: "in-cluster".into(),
+            auth_info: Some(AuthInfo {
+                token_file: Some(token.display().to_string()),
+                ..AuthInfo::default()
+            }),
+            ..NamedAuthInfo::default()
+        }],
+        contexts: vec![NamedContext {
+            name: "in-cluster".into(),
+            context: Some(Context {
+                cluster: "in-cluster".into(),
+                user: Some("in-cluster".into()),
+                namespace,
+                ..Context::default()
+            }),
+            ..NamedContext::default()
+        }],
+        current_context: Some("in-cluster".into()),
+        ..Kubeconfig::default()
     })
 }
 
@@ -419,6 +513,33 @@ contexts:
         client_config(&settings(&[("host", "https://h:6443"), ("token", "t0")]))
             .await
             .unwrap();
+    }
+
+    #[test]
+    fn in_a_pod_the_service_account_connects() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = |var: &str| match var {
+            "KUBERNETES_SERVICE_HOST" => Some("10.96.0.1".to_string()),
+            "KUBERNETES_SERVICE_PORT" => Some("443".to_string()),
+            _ => None,
+        };
+        assert!(
+            in_cluster(dir.path(), &env).is_none(),
+            "no token file, no in-cluster config"
+        );
+        std::fs::write(dir.path().join("token"), "t0").unwrap();
+        std::fs::write(dir.path().join("namespace"), "ci\n").unwrap();
+        let config = in_cluster(dir.path(), &env).unwrap();
+        let cluster = config.clusters[0].cluster.as_ref().unwrap();
+        assert_eq!(cluster.server.as_deref(), Some("https://10.96.0.1:443"));
+        let user = config.auth_infos[0].auth_info.as_ref().unwrap();
+        assert_eq!(
+            user.token_file.as_deref(),
+            Some(&*dir.path().join("token").display().to_string())
+        );
+        let context = config.contexts[0].context.as_ref().unwrap();
+        assert_eq!(context.namespace.as_deref(), Some("ci"));
+        assert!(in_cluster(dir.path(), &|_| None).is_none(), "not in a Pod");
     }
 
     #[test]

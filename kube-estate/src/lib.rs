@@ -4,9 +4,11 @@
 //! [`ApiError`]s and [`ConnectError`]s into diagnostics through their `From` impls.
 
 pub mod api_error;
+mod authorized;
 pub mod configured;
 pub mod connect_error;
 pub mod connection;
+mod credential;
 pub mod estate;
 mod kubeconfig;
 pub mod object_ref;
@@ -20,6 +22,7 @@ pub use api_error::{ApiError, FieldConflict};
 pub use configured::{Configured, Deferred};
 pub use connect_error::ConnectError;
 pub use connection::{Connection, connect, provider_block, validate};
+pub use credential::CredentialError;
 pub use estate::{ESTATE_LABEL, Estate, EstateError};
 pub use object_ref::ObjectRef;
 pub use retry::{Failure, Repeat, with_retry, with_retry_unprocessed};
