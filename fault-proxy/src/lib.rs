@@ -44,12 +44,23 @@ pub enum Fault {
     ResetAfter,
     /// Writes only: forwarded, then answered 504 instead of the server's answer.
     TimeoutAfter,
+    /// LISTs with a `continue` token only: answered 410 Gone, as kube-apiserver answers once
+    /// etcd was compacted past the revision the token lists (reason `Expired`).
+    Compacted,
 }
 
 impl Fault {
     /// Whether the server acts on the request before the fault: a write the server carried out.
     fn after(self) -> bool {
         matches!(self, Fault::ResetAfter | Fault::TimeoutAfter)
+    }
+
+    /// Whether the fault can befall a request: a write, or a read continuing a LIST.
+    fn applies(self, write: bool, continued: bool) -> bool {
+        match self {
+            Fault::Compacted => continued,
+            _ => write || !self.after(),
+        }
     }
 }
 
@@ -271,10 +282,12 @@ impl FaultProxy {
         self.shared.report.lock().expect("report lock").clone()
     }
 
-    /// Forgets what the proxy did so far (the counts, not the plan).
+    /// Forgets what the proxy did so far (the counts, not the plan): a request seen before is
+    /// a first try again.
     pub fn reset_report(&self) {
         *self.shared.report.lock().expect("report lock") = FaultReport::default();
         self.shared.faulted.lock().expect("faulted lock").clear();
+        self.shared.seen.lock().expect("seen lock").clear();
     }
 
     fn serve(&self, listener: TcpListener) {
@@ -348,11 +361,16 @@ async fn handle(
             Scope::GeneratedNames => generated,
             Scope::FirstTries => shared.seen.lock().expect("seen lock").insert(fingerprint),
         };
+        let continued = !write
+            && parts
+                .uri
+                .query()
+                .is_some_and(|q| q.split('&').any(|p| p.starts_with("continue=")));
         let applicable: Vec<Fault> = plan
             .faults
             .iter()
             .copied()
-            .filter(|f| write || !f.after())
+            .filter(|f| f.applies(write, continued))
             .collect();
         // Draws only for the requests in scope, so that with a scope of generateName creates
         // the seed alone decides which of them fail, whatever other requests come between.
@@ -399,6 +417,7 @@ async fn handle(
             return Ok(status(code, "injected by the fault proxy"));
         }
         Some(Fault::ResetBefore) => return Err(reset(fd)),
+        Some(Fault::Compacted) => return Ok(expired_continue()),
         _ => {}
     }
     tokio::time::sleep(latency).await;
@@ -458,6 +477,29 @@ fn reset(fd: RawFd) -> Broken {
 }
 
 /// A Status answer the proxy makes itself.
+/// kube-apiserver's answer to a `continue` token older than its etcd's compaction.
+fn expired_continue() -> Response<Full<Bytes>> {
+    let body = serde_json::json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "The provided continue parameter is too old to display a consistent list result. \
+                    You can start a new list without the continue parameter, or use the continue \
+                    token in this response to retrieve the remainder of the results. Continuing \
+                    with the provided token results in an inconsistent list - objects that were \
+                    created, modified, or deleted between the time the first chunk was returned \
+                    and now may show up in the list.",
+        "reason": "Expired",
+        "code": 410,
+    });
+    Response::builder()
+        .status(StatusCode::GONE)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .expect("a valid response")
+}
+
 /// What a request's bearer token says about its expiry.
 #[derive(Debug, PartialEq, Eq)]
 enum Token {

@@ -300,6 +300,12 @@ impl ApiError {
         matches!(self, ApiError::NotFound { .. })
     }
 
+    /// A `continue` token or resourceVersion the server no longer has (410 Gone, etcd was
+    /// compacted since): the list starts again from the beginning.
+    pub fn is_expired(&self) -> bool {
+        matches!(self, ApiError::Other { code: 410, .. })
+    }
+
     pub fn is_forbidden(&self) -> bool {
         matches!(self, ApiError::Forbidden { .. })
     }

@@ -25,7 +25,7 @@ use kube_estate::{ApiError, Estate};
 use serde_json::Value as Json;
 use tokio::sync::OnceCell;
 
-use crate::objects::{self, Target};
+use crate::objects::{self, Listed, Target};
 
 /// (apiVersion, plural, namespace)
 type Key = (String, String, Option<String>);
@@ -150,10 +150,13 @@ async fn list(client: &Client, target: &Target, selector: &str) -> Result<Listin
         &target.resource,
         target.namespace.as_deref(),
         selector,
-        |o| {
-            if let Some(name) = name_of(&o) {
-                items.insert(name.to_string(), o.to_string().into_boxed_str());
+        |listed| match listed {
+            Listed::Object(o) => {
+                if let Some(name) = name_of(&o) {
+                    items.insert(name.to_string(), o.to_string().into_boxed_str());
+                }
             }
+            Listed::Restarted => items.clear(),
         },
     )
     .await;

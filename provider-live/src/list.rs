@@ -115,6 +115,8 @@ struct Pager {
     /// `continue` token names, `None` after the last.
     next: Option<Option<String>>,
     pending: VecDeque<Json>,
+    /// How often the list started again after its `continue` token expired.
+    restarts: u32,
 }
 
 impl Pager {
@@ -126,10 +128,15 @@ impl Pager {
                 if uid.is_some_and(|uid| self.exclude.contains(uid)) {
                     continue;
                 }
+                // Once shown, left out of a list that starts again (see `restarts`).
+                if let Some(uid) = uid {
+                    self.exclude.insert(uid.to_string());
+                }
                 let event = self.listed(&live);
                 return Some((event, self));
             }
             let token = self.next.take()?;
+            let continued = token.is_some();
             let params = match token {
                 Some(token) => self.params.clone().continue_token(&token),
                 None => self.params.clone(),
@@ -149,6 +156,12 @@ impl Pager {
                 Ok((items, next)) => {
                     self.pending.extend(items);
                     self.next = next.map(Some);
+                }
+                // The `continue` token expired (etcd compacted since the first page): the
+                // list starts again, without the objects already shown.
+                Err(e) if e.is_expired() && continued && self.restarts < objects::RESTARTS => {
+                    self.restarts += 1;
+                    self.next = Some(None);
                 }
                 Err(e) => {
                     let error = self.list_error(e);
@@ -356,6 +369,7 @@ async fn start(
             .collect(),
         next: Some(None),
         pending: VecDeque::new(),
+        restarts: 0,
     })
 }
 

@@ -532,6 +532,19 @@ impl From<WaitError> for plugin_runtime::Diagnostic {
 /// Objects per LIST request of [`list`]: the page size kubectl uses.
 const PAGE: u32 = 500;
 
+/// What a paged [`list`] hands over.
+pub enum Listed {
+    Object(Json),
+    /// The list starts again from its first page (its `continue` token expired: 410 Gone after
+    /// etcd compacted the revision it lists): forget what came before.
+    Restarted,
+}
+
+/// How often a paged list starts again after its `continue` token expired, before its error
+/// stands: compaction runs every five minutes, so more than once is a server that compacts
+/// faster than 500 objects a page can be read.
+pub const RESTARTS: u32 = 3;
+
 /// Every object of a kind (in one namespace, or cluster-wide) matching `selector`, handed to
 /// `each` page by page, in pages of [`PAGE`]: a collection of 10,000 objects is 20 requests,
 /// and only one page of them is in memory at once as parsed objects.
@@ -540,12 +553,22 @@ pub async fn list(
     resource: &ApiResource,
     namespace: Option<&str>,
     selector: &str,
-    mut each: impl FnMut(Json),
+    mut each: impl FnMut(Listed),
 ) -> Result<(), ApiError> {
-    let mut params = ListParams::default().labels(selector).limit(PAGE);
+    let first = ListParams::default().labels(selector).limit(PAGE);
+    let mut params = first.clone();
+    let mut restarts = 0;
     loop {
-        let (page, next) = list_page(client, resource, namespace, &params).await?;
-        page.into_iter().for_each(&mut each);
+        let (page, next) = match list_page(client, resource, namespace, &params).await {
+            Err(e) if e.is_expired() && params.continue_token.is_some() && restarts < RESTARTS => {
+                restarts += 1;
+                each(Listed::Restarted);
+                params = first.clone();
+                continue;
+            }
+            result => result?,
+        };
+        page.into_iter().map(Listed::Object).for_each(&mut each);
         match next {
             Some(token) => params = params.continue_token(&token),
             None => return Ok(()),
