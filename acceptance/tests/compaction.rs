@@ -80,7 +80,16 @@ fn a_paged_list_whose_continue_token_expired_starts_again_unseen() {
     work.write("");
     let out = work.run(&["apply", "-auto-approve", "-input=false", "-parallelism=20"]);
     assert!(out.success(), "the destroy failed:\n{out}");
-    let left = cluster.kubectl_ok(&["get", "configmaps", "-n", &ns.name, "-l", "tofu-estate", "-o", "name"]);
+    let left = cluster.kubectl_ok(&[
+        "get",
+        "configmaps",
+        "-n",
+        &ns.name,
+        "-l",
+        "tofu-estate",
+        "-o",
+        "name",
+    ]);
     assert!(left.stdout.trim().is_empty(), "left over: {}", left.stdout);
 }
 

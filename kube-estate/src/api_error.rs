@@ -57,6 +57,16 @@ pub enum ApiError {
         verb: String,
         message: String,
     },
+    /// The API server could not call an admission webhook whose `failurePolicy` is `Fail`
+    /// (500 `failed calling webhook "x"`): its service is down, missing or too slow. Not
+    /// retried: the server itself is up, and the webhook's owners must act.
+    #[error("cannot {verb} {object}: {message}")]
+    WebhookFailed {
+        object: ObjectRef,
+        verb: String,
+        webhook: String,
+        message: String,
+    },
     #[error("conflicting change to {object}: {message}")]
     Conflict {
         object: ObjectRef,
@@ -220,6 +230,14 @@ impl ApiError {
                     errors,
                 };
             }
+            kube::Error::Api(status) if let Some(webhook) = failed_webhook(&status.message) => {
+                return ApiError::WebhookFailed {
+                    object: request.object,
+                    verb: request.verb,
+                    webhook,
+                    message: status.message.clone(),
+                };
+            }
             kube::Error::Api(status) if status.code == 429 || status.code >= 500 => {
                 return unavailable(answered(&status));
             }
@@ -332,6 +350,13 @@ impl ApiError {
 fn is_admission_denial(message: &str) -> bool {
     (message.contains("admission webhook \"") && message.contains("denied the request"))
         || (message.contains("ValidatingAdmissionPolicy '") && message.contains("denied request"))
+}
+
+/// The webhook an API server could not call (`failed calling webhook "x": ...`, as
+/// kube-apiserver reports a `failurePolicy: Fail` webhook that did not answer).
+pub(crate) fn failed_webhook(message: &str) -> Option<String> {
+    let rest = message.split_once("failed calling webhook \"")?.1;
+    Some(rest.split_once('"')?.0.to_string())
 }
 
 /// A create refused because its namespace is being deleted.
@@ -498,6 +523,24 @@ impl From<ApiError> for Diagnostic {
                     "The Kubernetes API refused: {message}\n\nA ResourceQuota of the namespace \
                      limits what its objects may request. Lower the object's requests or limits, \
                      remove other objects, or have the quota raised."
+                ),
+            ),
+            ApiError::WebhookFailed {
+                object,
+                verb,
+                webhook,
+                message,
+            } => Diagnostic::error(
+                format!(
+                    "Cannot {}: admission webhook {webhook:?} did not answer",
+                    call(&verb, &object)
+                ),
+                format!(
+                    "The Kubernetes API refused: {message}\n\nThe API server must call the webhook \
+                     {webhook:?} for this request (its failurePolicy is Fail) and could not: its \
+                     service is down, missing or too slow. Nothing was written. This is not retried: \
+                     bring the webhook's service back (or ask the cluster's administrators to), \
+                     then run again."
                 ),
             ),
             ApiError::AdmissionDenied {

@@ -285,6 +285,8 @@ fn classify(error: &kube::Error) -> (Attempt, bool) {
                 .map(|s| Duration::from_secs(s.into()));
             let attempt = match status.code {
                 _ if crate::typed_patch::refusal(status.code, &status.message).is_some() => Attempt::Final,
+                // A webhook the server could not call: the server answered, and will again.
+                _ if crate::api_error::failed_webhook(&status.message).is_some() => Attempt::Final,
                 429 => Attempt::NotProcessed(hint),
                 500..=599 => Attempt::Unknown(hint),
                 _ => Attempt::Final,

@@ -61,6 +61,7 @@ mod openapi;
 mod policies;
 mod state;
 mod strategy;
+mod webhooks;
 
 // Controllers.
 mod controllers;

@@ -231,6 +231,12 @@ fn denied(write: &Write, message: &str, reason: &str) -> ApiError {
     status::failure(code, reason, &text, Some(details))
 }
 
+/// Whether `rules` (resource rules and selectors, as a policy's match constraints write them)
+/// select `write`, its namespace read from `store`.
+pub fn selects(store: &Store, rules: &Value, write: &Write) -> bool {
+    matches(rules, write, namespace_of(store, write), false)
+}
+
 /// Whether `m` (a policy's match constraints or a binding's match resources) selects the write;
 /// a binding without resource rules narrows by its selectors only (`any_resource`).
 fn matches(m: &Value, write: &Write, namespace: Option<&Value>, any_resource: bool) -> bool {

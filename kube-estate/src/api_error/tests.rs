@@ -315,3 +315,12 @@ fn a_typed_patch_refusal_names_the_object_and_the_fields() {
     let e = ApiError::from_kube(api(500, "", only_duplicates), &web, "apply");
     assert!(e.is_duplicate_keys(), "{e:?}");
 }
+
+#[test]
+fn a_webhook_the_server_cannot_call_is_named_and_final() {
+    let message = "Internal error occurred: failed calling webhook \"check.example.com\": failed to \
+                   call webhook: Post \"https://check.gate.svc:443/check?timeout=10s\": no endpoints \
+                   available for service \"check\"";
+    assert_eq!(failed_webhook(message).as_deref(), Some("check.example.com"));
+    assert_eq!(failed_webhook("Internal error occurred: etcd is down"), None);
+}

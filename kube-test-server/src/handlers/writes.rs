@@ -17,6 +17,7 @@ use crate::status::{self, ApiError};
 use crate::store::Store;
 use crate::strategy;
 use crate::typed_patch;
+use crate::webhooks;
 use serde_json::{Value, json};
 
 impl<'a> Call<'a> {
@@ -108,6 +109,7 @@ impl<'a> Call<'a> {
         // What storage hands back is decoded, so defaulted, once more.
         self.apply_defaults(&mut obj);
         self.validate(&obj, None)?;
+        webhooks::call(store, &self.policy_write("CREATE", &obj, None))?;
         policies::admit(store, &self.policy_write("CREATE", &obj, None))?;
         let charges = admission::charge_quota(&self.rt, &obj, store, &self.namespace)?;
         if store.get(&self.rt.key(), &self.namespace, &name).is_some() {
@@ -343,6 +345,7 @@ impl<'a> Call<'a> {
         }
         self.validate(&new, Some(old))?;
         if main_resource {
+            webhooks::call(store, &self.policy_write("UPDATE", &new, Some(old)))?;
             policies::admit(store, &self.policy_write("UPDATE", &new, Some(old)))?;
         }
         let bump = match self.rt.generation {
