@@ -43,12 +43,12 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hashicorp-3.2.1")
 }
 
-/// The fixture `name` with `__NAMESPACE__` replaced by `ns`.
+/// The fixture `name` with `__NAMESPACE__` replaced by `ns`, as the engine of this run would
+/// have written it ([`on_this_engine`]).
 pub fn fixture(name: &str, ns: &str) -> String {
     let path = fixtures().join(name);
-    fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-        .replace("__NAMESPACE__", ns)
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    on_this_engine(&text.replace("__NAMESPACE__", ns))
 }
 
 /// `objects` written to `objects.yaml` in `dir` for `kubectl ... -f` (one YAML document each;

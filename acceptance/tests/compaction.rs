@@ -1,7 +1,8 @@
 //! etcd compaction under a paged LIST (issue 47): kube-apiserver answers 410 Gone ("The provided
 //! continue parameter is too old") to a `continue` token older than the last compaction, which
 //! it runs every five minutes (with `--watch-cache=false`, lists read etcd). The fault proxy
-//! answers that to the first try of every LIST page after the first, on either server.
+//! compacts once before each step: the first LIST page after a first page gets the 410, on
+//! either server.
 //!
 //! An estate with more objects of one kind than one page (520 ConfigMaps, pages of 500) plans
 //! empty, `terraform query` lists each object once, and destroy leaves nothing: the paged LIST
@@ -24,7 +25,7 @@ fn a_paged_list_whose_continue_token_expired_starts_again_unseen() {
     let plan = FaultPlan {
         rate: 1.0,
         faults: vec![Fault::Compacted],
-        scope: Scope::FirstTries,
+        scope: Scope::Every,
         ..FaultPlan::none(410)
     };
     let proxy = FaultProxy::start(cluster.kubeconfig(), plan);

@@ -45,7 +45,9 @@ pub enum Fault {
     /// Writes only: forwarded, then answered 504 instead of the server's answer.
     TimeoutAfter,
     /// LISTs with a `continue` token only: answered 410 Gone, as kube-apiserver answers once
-    /// etcd was compacted past the revision the token lists (reason `Expired`).
+    /// etcd was compacted past the revision the token lists (reason `Expired`). One compaction:
+    /// the first such LIST gets it, the lists started after it do not, until
+    /// [`FaultProxy::reset_report`] compacts again.
     Compacted,
 }
 
@@ -176,6 +178,8 @@ struct Shared {
     faulted: Mutex<HashMap<[u8; 32], bool>>,
     /// Every request seen, for [`Scope::FirstTries`].
     seen: Mutex<HashSet<[u8; 32]>>,
+    /// A compaction is due: the next LIST continuing a page gets [`Fault::Compacted`].
+    compaction_due: Mutex<bool>,
     /// `generateName` creates forwarded, for `down_after_generated`.
     generated: Mutex<u32>,
     down: watch::Sender<bool>,
@@ -211,6 +215,7 @@ impl FaultProxy {
             report: Mutex::new(FaultReport::default()),
             faulted: Mutex::new(HashMap::new()),
             seen: Mutex::new(HashSet::new()),
+            compaction_due: Mutex::new(true),
             generated: Mutex::new(0),
             down: watch::channel(false).0,
         });
@@ -283,11 +288,12 @@ impl FaultProxy {
     }
 
     /// Forgets what the proxy did so far (the counts, not the plan): a request seen before is
-    /// a first try again.
+    /// a first try again, and etcd compacts once more (see [`Fault::Compacted`]).
     pub fn reset_report(&self) {
         *self.shared.report.lock().expect("report lock") = FaultReport::default();
         self.shared.faulted.lock().expect("faulted lock").clear();
         self.shared.seen.lock().expect("seen lock").clear();
+        *self.shared.compaction_due.lock().expect("compaction lock") = true;
     }
 
     fn serve(&self, listener: TcpListener) {
@@ -370,7 +376,12 @@ async fn handle(
             .faults
             .iter()
             .copied()
-            .filter(|f| f.applies(write, continued))
+            .filter(|f| {
+                f.applies(
+                    write,
+                    continued && *shared.compaction_due.lock().expect("compaction lock"),
+                )
+            })
             .collect();
         // Draws only for the requests in scope, so that with a scope of generateName creates
         // the seed alone decides which of them fail, whatever other requests come between.
@@ -417,7 +428,10 @@ async fn handle(
             return Ok(status(code, "injected by the fault proxy"));
         }
         Some(Fault::ResetBefore) => return Err(reset(fd)),
-        Some(Fault::Compacted) => return Ok(expired_continue()),
+        Some(Fault::Compacted) => {
+            *shared.compaction_due.lock().expect("compaction lock") = false;
+            return Ok(expired_continue());
+        }
         _ => {}
     }
     tokio::time::sleep(latency).await;
