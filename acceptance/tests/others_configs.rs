@@ -1,7 +1,8 @@
 //! Shapes that configurations written for hashicorp/kubernetes share, and that work there, with
 //! the real engine on either cluster: `validate` without a kubeconfig, a namespace known only at
 //! apply, null elements in maps (a module's variable left null), an equal quantity beside one,
-//! the unversioned HorizontalPodAutoscaler's autoscaling/v1 fields, and a manifest of a kind no
+//! the unversioned HorizontalPodAutoscaler's autoscaling/v1 fields (and its refusal of a
+//! `scale_target_ref` without `api_version`, naming the attribute), and a manifest of a kind no
 //! CustomResourceDefinition defines.
 
 use std::fs;
@@ -220,6 +221,44 @@ resource "kubernetes_deployment_v1" "web" {{
             "an equal quantity is planned as a change:\n{again}"
         );
     }
+}
+
+/// kube-apiserver refuses an autoscaler whose `scale_target_ref` leaves out `api_version`
+/// ("apiVersion must specify API group"), as it refuses hashicorp's: the error's summary names
+/// the attribute to set, beside the API's field path.
+#[test]
+fn an_api_refusal_names_the_attribute_to_set() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "hpa");
+    let work = LiveDir::new(&unique_name("est"), cluster.kubeconfig());
+    work.write(&format!(
+        r#"resource "kubernetes_horizontal_pod_autoscaler_v1" "web" {{
+  metadata {{
+    name      = "web"
+    namespace = {}
+  }}
+  spec {{
+    max_replicas = 3
+    scale_target_ref {{
+      kind = "Deployment"
+      name = "web"
+    }}
+  }}
+}}
+"#,
+        quote(&ns.name)
+    ));
+    let out = work.run(&["apply", "-auto-approve", "-input=false"]);
+    assert!(
+        !out.success(),
+        "an autoscaler without api_version was created:\n{out}"
+    );
+    let text = out.flat();
+    assert!(
+        text.contains("spec.scaleTargetRef.apiVersion")
+            && text.contains("(at spec[0].scale_target_ref[0].api_version)"),
+        "the refusal does not name the attribute:\n{out}"
+    );
 }
 
 /// A manifest whose kind no CustomResourceDefinition defines fails at once, naming the kind

@@ -16,7 +16,7 @@
 use std::time::{Duration, Instant};
 
 use kube::Client;
-use kube_estate::{Connection, retry};
+use kube_estate::{ApiError, Connection, retry};
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Diagnostic, Diagnostics, ImportResponse, PlanResponse, ReadRequest,
     ReadResponse, Value,
@@ -27,6 +27,7 @@ use crate::context::Context;
 use crate::create::{self, Pending};
 use crate::duplicates;
 use crate::guard::{self, ATTEMPTS, Check, GuardError};
+use crate::kinds::spec_convert::{Field, attribute_path};
 use crate::objects::{self, Manager, Precondition, Target};
 use crate::{strategy, timeouts, tolerations, zero_fields};
 
@@ -112,6 +113,9 @@ pub struct GuardedWrite<'a> {
     /// How long a create waits for an object of its name that is still being deleted (the
     /// delete of a replace whose finalizers are still running).
     pub timeout: Duration,
+    /// The resource's fields, to point a refusal at the attribute the API server named
+    /// (`None`: a manifest, whose paths are the API's own).
+    pub fields: Option<&'static [Field]>,
 }
 
 /// Writes, to the object exactly as the guard saw it. A create is never forced: nobody else
@@ -131,6 +135,7 @@ pub async fn guarded_apply(
         manager,
         unchanged,
         timeout,
+        fields,
     } = write;
     for attempt in 1..=ATTEMPTS {
         let mut live = objects::get(client, target).await.map_err(diag)?;
@@ -190,13 +195,35 @@ pub async fn guarded_apply(
         match applied {
             Err(e) if moved(&e, live.is_none()) && attempt < ATTEMPTS => continue,
             Err(e) if moved(&e, false) => break,
-            result => return result.map_err(diag),
+            result => return result.map_err(|e| refused(e, fields)),
         }
     }
     Err(diag(GuardError::Moving {
         object: check.object.clone(),
         verb: "write",
     }))
+}
+
+/// A refused write as its diagnostic; an object the API server found invalid points at the
+/// attribute it named first, in the summary too (`(at spec[0].scale_target_ref[0].api_version)`),
+/// so the user sees what to change in the configuration, not only the API's field path.
+fn refused(e: ApiError, fields: Option<&'static [Field]>) -> Diagnostics {
+    let at = match (&e, fields) {
+        (ApiError::Invalid { causes, .. }, Some(fields)) => causes
+            .first()
+            .and_then(|(field, _)| attribute_path(fields, field)),
+        _ => None,
+    };
+    let diagnostic = Diagnostic::from(e);
+    match at {
+        Some(path) => Diagnostic {
+            summary: format!("{} (at {path})", diagnostic.summary),
+            ..diagnostic
+        }
+        .at(path)
+        .into(),
+        None => diagnostic.into(),
+    }
 }
 
 /// The object at `target` when it already is what applying `body` as `manager` would make of it:

@@ -256,6 +256,7 @@ impl Manifest {
             manager,
             unchanged: false,
             timeout: timeouts::of(planned, "create", DEFAULT_TIMEOUT),
+            fields: None,
         };
         let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
         let state = plan::settle(

@@ -255,6 +255,7 @@ impl<K: Kind> TypedResource<K> {
                     },
                     unchanged,
                     timeout: timeouts::of(&req.planned_state, "create", timeouts::DEFAULT),
+                    fields: crate::catalog::entry(info.type_name).map(|e| e.fields()),
                 };
                 let applied = lifecycle::guarded_apply(&self.ctx, client, write, diagnostics).await?;
                 match stray_keys(&body, &applied) {

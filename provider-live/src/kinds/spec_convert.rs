@@ -27,9 +27,11 @@ use serde_json::Value as Json;
 
 use super::spec_quantity;
 
+mod field_path;
 mod read;
 mod write;
 
+pub use field_path::attribute_path;
 pub use read::{read, read_full};
 pub use write::write;
 
