@@ -44,6 +44,8 @@ pub enum ConnectError {
     Client(#[source] kube::Error),
     #[error("no credential: {0}")]
     Credential(#[from] crate::credential::CredentialError),
+    #[error("api_retry_timeout {value:?} is not a duration such as \"20s\" or \"2m\": {reason}")]
+    RetryTimeout { value: String, reason: String },
 }
 
 impl From<ConnectError> for Diagnostic {
@@ -64,6 +66,9 @@ impl From<ConnectError> for Diagnostic {
             )
             .at(at(attribute.split('.').next().unwrap_or(attribute))),
             ConnectError::InvalidHost { .. } => Diagnostic::error(summary, err.to_string()).at(at("host")),
+            ConnectError::RetryTimeout { .. } => {
+                Diagnostic::error("Invalid api_retry_timeout", err.to_string()).at(at("api_retry_timeout"))
+            }
             ConnectError::KubeconfigNotFound { path, attribute } => Diagnostic::error(
                 "Kubeconfig file not found",
                 format!("There is no file at {path:?}: name an existing kubeconfig file."),

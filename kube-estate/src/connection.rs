@@ -93,6 +93,11 @@ pub fn validate(config: &Value) -> Diagnostics {
     {
         diags.push(e.into());
     }
+    if let Some(text) = known("api_retry_timeout")
+        && let Err(e) = retry_timeout(text)
+    {
+        diags.push(e.into());
+    }
     let set = |name: &str| !config.get(name).is_null();
     if let Some(host) = known("host")
         && host.get(..7).is_some_and(|s| s.eq_ignore_ascii_case("http://"))
@@ -164,6 +169,9 @@ pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
     };
     missing_kubeconfig(config)?;
     let settings = Settings::resolve(config, &|var| std::env::var(var).ok())?;
+    if let Some(text) = settings.get("api_retry_timeout") {
+        crate::retry::set_retry_timeout(retry_timeout(text)?);
+    }
     install_crypto_provider();
     let (mut client_config, identity) = named_client_config(&settings).await?;
     let credential = renewable(&mut client_config).await?;
@@ -177,6 +185,14 @@ pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
         .with_layer(&authorized)
         .build();
     Ok(Connection { client, estate })
+}
+
+/// `api_retry_timeout` as a duration (`20s`, `2m`).
+fn retry_timeout(text: &str) -> Result<std::time::Duration, ConnectError> {
+    plugin_runtime::duration::parse(text).map_err(|e| ConnectError::RetryTimeout {
+        value: text.to_string(),
+        reason: e.to_string(),
+    })
 }
 
 /// The credential the client renews itself ([`Credential`]): a token file or an exec plugin's
@@ -274,10 +290,12 @@ mod tests {
             "token",
             "proxy_url",
             "exec",
+            // Beyond hashicorp's: how long a request may wait between its tries.
+            "api_retry_timeout",
         ] {
             assert!(fields.contains_key(name), "{name}");
         }
-        assert_eq!(fields.len(), 17);
+        assert_eq!(fields.len(), 18);
         assert_eq!(fields["insecure"], Type::Bool);
         assert_eq!(fields["config_paths"], Type::list(Type::String));
         assert_eq!(
@@ -310,6 +328,19 @@ mod tests {
         let long = "a".repeat(64);
         assert!(validate(&Value::object([("estate", Value::string(long))])).has_errors());
         assert!(validate(&Value::object([("estate", Value::string(""))])).has_errors());
+        let slow = validate(&Value::object([
+            ("estate", Value::string("app")),
+            ("api_retry_timeout", Value::string("ninety")),
+        ]));
+        assert_eq!(path_of(&slow.0[0]), "api_retry_timeout");
+        assert!(
+            validate(&Value::object([
+                ("estate", Value::string("app")),
+                ("api_retry_timeout", Value::string("90s")),
+            ]))
+            .0
+            .is_empty()
+        );
     }
 
     #[test]

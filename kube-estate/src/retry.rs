@@ -13,7 +13,7 @@
 //! The client is built with kube's own retry layer off, so this is the one retry policy.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::stop::Stop;
@@ -45,6 +45,36 @@ const LIMITS: Limits = Limits {
     max_delay: Duration::from_secs(4),
     total_wait: Duration::from_secs(20),
 };
+
+/// The provider block's `api_retry_timeout` in milliseconds (0: the default, [`LIMITS`]). One
+/// provider configuration is one plugin process, so the process holds one.
+static RETRY_TIMEOUT_MS: AtomicU64 = AtomicU64::new(0);
+
+/// Sets how long a request may wait between its tries (`api_retry_timeout`).
+pub fn set_retry_timeout(timeout: Duration) {
+    RETRY_TIMEOUT_MS.store(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX), Ordering::Relaxed);
+}
+
+/// This process's limits: [`LIMITS`], or as many more tries as a longer `api_retry_timeout`
+/// fills at the longest backoff.
+fn limits() -> Limits {
+    limits_for(RETRY_TIMEOUT_MS.load(Ordering::Relaxed))
+}
+
+fn limits_for(retry_timeout_ms: u64) -> Limits {
+    match retry_timeout_ms {
+        0 => LIMITS,
+        ms => {
+            let total_wait = Duration::from_millis(ms);
+            let filled = total_wait.as_secs() / (LIMITS.max_delay.as_secs() / 2).max(1) + 2;
+            Limits {
+                attempts: LIMITS.attempts.max(u32::try_from(filled).unwrap_or(u32::MAX)),
+                total_wait,
+                ..LIMITS
+            }
+        }
+    }
+}
 
 /// What one failed attempt says about the request.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -141,14 +171,14 @@ where
     Fut: Future<Output = Result<T, kube::Error>>,
 {
     static REACHABILITY: Reachability = Reachability::new();
-    run(repeat, &LIMITS, &REACHABILITY, op, wait, jitter).await
+    run(repeat, &limits(), &REACHABILITY, op, wait, jitter).await
 }
 
 /// Waits before try `tries + 1` of a request that is repeated by hand (a create the server
 /// names, sent again once a lookup showed the last one created nothing): the jittered backoff,
 /// within the operation's deadline and until a stop.
 pub async fn pause(tries: u32) -> Result<(), Ended> {
-    wait(backoff(&LIMITS, tries, jitter)).await
+    wait(backoff(&limits(), tries, jitter)).await
 }
 
 /// The backoff after `tries` failed tries.
@@ -644,5 +674,15 @@ mod tests {
         assert!(!reachability.down());
         let (r, _) = script.play(&reachability, vec![refused().await]).await;
         assert_eq!(r.unwrap(), 2);
+    }
+
+    #[test]
+    fn a_longer_retry_timeout_gives_the_tries_to_fill_it() {
+        assert_eq!(limits_for(0).attempts, LIMITS.attempts);
+        let long = limits_for(90_000);
+        assert_eq!(long.total_wait, Duration::from_secs(90));
+        // Enough tries that the waits, at most 4 s each, reach 90 s.
+        assert!(u64::from(long.attempts) * 2 >= 90, "{long:?}");
+        assert_eq!(limits_for(5_000).attempts, LIMITS.attempts);
     }
 }

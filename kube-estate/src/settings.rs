@@ -107,6 +107,15 @@ pub(crate) const STRING_SETTINGS: &[StringSetting] = &[
         false,
         "URL of the proxy to use for requests to the API server.",
     ),
+    setting(
+        "api_retry_timeout",
+        Some("KUBE_API_RETRY_TIMEOUT"),
+        false,
+        "How long one request may wait between its tries while the API server is unreachable, \
+         overloaded or restarting, as a duration (`20s`, `2m`); default `20s`, enough for a brief \
+         outage (a control plane that restarts is often down 15 s to a minute). Never past the \
+         operation's `timeouts`.",
+    ),
 ];
 
 /// The `exec` block: a credential plugin run to obtain a token.
