@@ -75,6 +75,16 @@ impl Cluster {
         }
     }
 
+    /// The cluster `kubeconfig` names (its current context as the admin identity), as
+    /// [`Cluster::start`] takes `KUBECONFIG`.
+    pub fn at(kubeconfig: &Path) -> Cluster {
+        Cluster {
+            server: None,
+            kubeconfig: kubeconfig.to_path_buf(),
+            dir: tempfile::tempdir().expect("a temporary folder for kubeconfigs"),
+        }
+    }
+
     /// The admin kubeconfig.
     pub fn kubeconfig(&self) -> &Path {
         &self.kubeconfig

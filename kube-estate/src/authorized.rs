@@ -11,15 +11,14 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full};
 use kube::client::{Body, DynBody};
 use serde_json::{Value, json};
 use tower::buffer::Buffer;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 use crate::credential::Credential;
+use crate::retry_after::rewritten;
 
 type Answer = Response<Box<DynBody>>;
 
@@ -111,51 +110,50 @@ async fn refused_names(answer: Answer, identity: &str) -> Result<Answer, BoxErro
     if answer.status() != StatusCode::UNAUTHORIZED {
         return Ok(answer);
     }
-    let (mut parts, body) = answer.into_parts();
-    let bytes = body.collect().await?.to_bytes();
-    let status = naming(&bytes, identity);
-    let body = Full::new(Bytes::from(status.to_string())).map_err(|never| -> BoxError { match never {} });
-    parts.headers.remove(header::CONTENT_LENGTH);
-    parts.headers.insert(
-        header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    Ok(Response::from_parts(parts, Box::new(body) as Box<DynBody>))
+    rewritten(answer, |status| naming(status, identity)).await
 }
 
-/// The 401's Status (or one made of its text) whose message names the refused identity.
-fn naming(body: &[u8], identity: &str) -> Value {
-    let mut status = match serde_json::from_slice::<Value>(body) {
-        Ok(status @ Value::Object(_)) if status["kind"] == "Status" => status,
-        _ => json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "status": "Failure",
-            "message": String::from_utf8_lossy(body).trim(),
-            "reason": "Unauthorized",
-            "code": 401,
-        }),
-    };
+/// The 401's Status with a message that names the refused identity.
+fn naming(status: &mut Value, identity: &str) {
     let message = status["message"].as_str().unwrap_or("Unauthorized").to_string();
     status["message"] = json!(format!("{message}: the API server refused {identity}"));
-    status
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full};
 
-    #[test]
-    fn a_refusal_names_the_identity() {
-        let status = naming(
-            br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#,
+    async fn refused(body: &str, identity: &str) -> Value {
+        let body = Full::new(Bytes::from(body.to_string())).map_err(|never| -> BoxError { match never {} });
+        let answer = Response::builder()
+            .status(401)
+            .body(Box::new(body) as Box<DynBody>)
+            .unwrap();
+        let bytes = refused_names(answer, identity)
+            .await
+            .unwrap()
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes();
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_refusal_names_the_identity() {
+        let status = refused(
+            r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#,
             "the token of the exec plugin `get-token`",
-        );
+        )
+        .await;
         assert_eq!(
             status["message"],
             "Unauthorized: the API server refused the token of the exec plugin `get-token`"
         );
-        let plain = naming(b"go away\n", "kubeconfig user `ci`");
+        let plain = refused("go away\n", "kubeconfig user `ci`").await;
         assert_eq!(
             plain["message"],
             "go away: the API server refused kubeconfig user `ci`"

@@ -52,7 +52,10 @@ static RETRY_TIMEOUT_MS: AtomicU64 = AtomicU64::new(0);
 
 /// Sets how long a request may wait between its tries (`api_retry_timeout`).
 pub fn set_retry_timeout(timeout: Duration) {
-    RETRY_TIMEOUT_MS.store(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX), Ordering::Relaxed);
+    RETRY_TIMEOUT_MS.store(
+        u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+        Ordering::Relaxed,
+    );
 }
 
 /// This process's limits: [`LIMITS`], or as many more tries as a longer `api_retry_timeout`
@@ -317,6 +320,10 @@ fn classify(error: &kube::Error) -> (Attempt, bool) {
                 _ if crate::typed_patch::refusal(status.code, &status.message).is_some() => Attempt::Final,
                 // A webhook the server could not call: the server answered, and will again.
                 _ if crate::api_error::failed_webhook(&status.message).is_some() => Attempt::Final,
+                // A refusal the API server made because etcd did not answer (an allocation of a
+                // Service's cluster IP while etcd restarts is a 422 with its gRPC error): not
+                // the object's fault, and nothing was stored.
+                _ if status.code < 500 && storage_unavailable(&status.message) => Attempt::NotProcessed(None),
                 429 => Attempt::NotProcessed(hint),
                 500..=599 => Attempt::Unknown(hint),
                 _ => Attempt::Final,
@@ -331,6 +338,18 @@ fn classify(error: &kube::Error) -> (Attempt, bool) {
         },
         _ => (Attempt::Final, true),
     }
+}
+
+/// Whether a refusal's message is etcd's gRPC "unavailable" (`rpc error: code = Unavailable`)
+/// or one of its leader and timeout errors, which kube-apiserver passes on inside a 422 or 500.
+fn storage_unavailable(message: &str) -> bool {
+    [
+        "rpc error: code = Unavailable",
+        "etcdserver: leader changed",
+        "etcdserver: request timed out",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
 }
 
 /// How a request's connection failed.
@@ -684,5 +703,19 @@ mod tests {
         // Enough tries that the waits, at most 4 s each, reach 90 s.
         assert!(u64::from(long.attempts) * 2 >= 90, "{long:?}");
         assert_eq!(limits_for(5_000).attempts, LIMITS.attempts);
+    }
+
+    #[test]
+    fn etcd_unavailable_inside_a_refusal_is_tried_again() {
+        let refusal = |code: u16, message: &str| {
+            kube::Error::Api(Status::failure(message, "Invalid").with_code(code).boxed())
+        };
+        let allocation = "Service \"ns/web\" is invalid: spec.clusterIPs: Invalid value: [\"\"]: failed to \
+                          allocate IP: rpc error: code = Unavailable desc = error reading from server: EOF";
+        assert_eq!(classify(&refusal(422, allocation)).0, Attempt::NotProcessed(None));
+        assert_eq!(
+            classify(&refusal(422, "spec.ports: Required value")).0,
+            Attempt::Final
+        );
     }
 }

@@ -13,7 +13,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-use http::{Response, StatusCode, header};
+use http::{Response, header};
 use http_body_util::{BodyExt, Full};
 use kube::client::{Body, DynBody};
 use serde_json::{Value, json};
@@ -76,43 +76,45 @@ fn hint(answer: &Answer) -> Option<u32> {
     Some(u32::try_from(ahead.as_secs()).unwrap_or(u32::MAX).max(1))
 }
 
-/// `answer` with its body a Status that carries `seconds` as `details.retryAfterSeconds`.
+/// `answer` with its body a Status that carries `seconds` as `details.retryAfterSeconds`
+/// unless it gives a hint already.
 async fn with_hint(answer: Answer, seconds: u32) -> Result<Answer, BoxError> {
-    let (parts, body) = answer.into_parts();
+    rewritten(answer, |status| {
+        let details = &mut status["details"];
+        if !details.is_object() {
+            *details = json!({});
+        }
+        if details["retryAfterSeconds"].as_u64().unwrap_or(0) == 0 {
+            details["retryAfterSeconds"] = json!(seconds);
+        }
+    })
+    .await
+}
+
+/// `answer` with its body the Status it is, or one made of its text (as its message), changed
+/// by `change`: the client keeps only an error answer's Status.
+pub(crate) async fn rewritten(answer: Answer, change: impl FnOnce(&mut Value)) -> Result<Answer, BoxError> {
+    let (mut parts, body) = answer.into_parts();
     let bytes = body.collect().await?.to_bytes();
-    let status = status_with_hint(parts.status, &bytes, seconds);
+    let mut status = match serde_json::from_slice::<Value>(&bytes) {
+        Ok(status @ Value::Object(_)) if status["kind"] == "Status" => status,
+        _ => json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "status": "Failure",
+            "message": String::from_utf8_lossy(&bytes).trim(),
+            "reason": parts.status.canonical_reason().unwrap_or_default().replace(' ', ""),
+            "code": parts.status.as_u16(),
+        }),
+    };
+    change(&mut status);
     let body = Full::new(Bytes::from(status.to_string())).map_err(|never| -> BoxError { match never {} });
-    let mut parts = parts;
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(
         header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),
     );
     Ok(Response::from_parts(parts, Box::new(body) as Box<DynBody>))
-}
-
-/// The Status `body` is, or one made of it (its text as the message), with `seconds` as its
-/// retry hint unless it has one.
-fn status_with_hint(code: StatusCode, body: &[u8], seconds: u32) -> Value {
-    let mut status = match serde_json::from_slice::<Value>(body) {
-        Ok(status @ Value::Object(_)) if status["kind"] == "Status" => status,
-        _ => json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "status": "Failure",
-            "message": String::from_utf8_lossy(body).trim(),
-            "reason": code.canonical_reason().unwrap_or_default().replace(' ', ""),
-            "code": code.as_u16(),
-        }),
-    };
-    let details = &mut status["details"];
-    if !details.is_object() {
-        *details = json!({});
-    }
-    if details["retryAfterSeconds"].as_u64().unwrap_or(0) == 0 {
-        details["retryAfterSeconds"] = json!(seconds);
-    }
-    status
 }
 
 #[cfg(test)]
