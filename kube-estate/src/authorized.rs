@@ -70,7 +70,7 @@ where
     fn call(&mut self, mut request: Request<Body>) -> Self::Future {
         let inner = self.inner.clone();
         let first = std::mem::replace(&mut self.inner, inner);
-        let mut again = self.inner.clone();
+        let again = self.inner.clone();
         let credential = self.credential.clone();
         let identity = self.identity.clone();
         Box::pin(async move {
@@ -88,7 +88,7 @@ where
                 return refused_names(answer, &identity).await;
             };
             retry.headers_mut().insert(header::AUTHORIZATION, renewed);
-            let answer = again.ready().await?.call(retry).await?;
+            let answer = again.oneshot(retry).await?;
             refused_names(answer, &identity).await
         })
     }

@@ -53,14 +53,19 @@ pub(crate) enum Source {
 }
 
 impl Source {
+    /// The plugin's command, or the file's path.
+    fn name(&self) -> String {
+        match self {
+            Source::Exec(exec) => exec.command.clone().unwrap_or_default(),
+            Source::File(path) => path.display().to_string(),
+        }
+    }
+
     /// The identity as errors name it.
     pub(crate) fn describe(&self) -> String {
         match self {
-            Source::Exec(exec) => format!(
-                "the token of the exec plugin `{}`",
-                exec.command.as_deref().unwrap_or_default()
-            ),
-            Source::File(path) => format!("the token in {}", path.display()),
+            Source::Exec(_) => format!("the token of the exec plugin `{}`", self.name()),
+            Source::File(_) => format!("the token in {}", self.name()),
         }
     }
 }
@@ -130,8 +135,9 @@ impl Credential {
     }
 
     async fn fetch_token(&self) -> Result<Held, CredentialError> {
+        // Only a plugin gives no token (a client certificate), and it gave one at first.
         fetch(&self.source).await?.ok_or_else(|| CredentialError::Output {
-            command: self.describe(),
+            command: self.source.name(),
             cause: "no token this time".into(),
         })
     }

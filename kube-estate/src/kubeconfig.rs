@@ -28,8 +28,8 @@ pub(crate) async fn client_config(s: &Settings) -> Result<kube::Config, ConnectE
 /// as, in the words an error names it with.
 pub(crate) async fn named_client_config(s: &Settings) -> Result<(kube::Config, String), ConnectError> {
     let base = load_base(s)?;
-    let (mut cluster, mut user, namespace) = select(&base, s)?;
-    let identity = identity(s, &base);
+    let (mut cluster, mut user, namespace, user_name) = select(&base, s)?;
+    let identity = identity(s, user_name.as_deref());
     override_cluster(&mut cluster, s)?;
     override_user(&mut user, s);
     let Some(server) = &cluster.server else {
@@ -73,7 +73,7 @@ pub(crate) async fn named_client_config(s: &Settings) -> Result<(kube::Config, S
 
 /// Who the client authenticates as, for an error that says whose credential was refused:
 /// the provider block's own credential when it sets one, else the kubeconfig's user.
-fn identity(s: &Settings, base: &Kubeconfig) -> String {
+fn identity(s: &Settings, user: Option<&str>) -> String {
     if let Some(exec) = &s.exec {
         return format!("the token of the provider block's exec plugin `{}`", exec.command);
     }
@@ -86,13 +86,6 @@ fn identity(s: &Settings, base: &Kubeconfig) -> String {
     if s.get("client_certificate").is_some() {
         return "the provider block's client certificate".into();
     }
-    let user = s.get("config_context_auth_info").map(str::to_string).or_else(|| {
-        let context = s.get("config_context").or(base.current_context.as_deref())?;
-        base.contexts
-            .iter()
-            .find(|c| c.name == context)
-            .and_then(|c| c.context.as_ref()?.user.clone())
-    });
     match user {
         Some(user) => format!("the credential of kubeconfig user `{user}`"),
         None => "an anonymous request (no credential configured)".into(),
@@ -189,10 +182,14 @@ fn in_cluster(dir: &Path, env: &dyn Fn(&str) -> Option<String>) -> Option<Kubeco
     })
 }
 
-/// The cluster, user and namespace of the chosen context, with the context overrides.
-fn select(base: &Kubeconfig, s: &Settings) -> Result<(Cluster, AuthInfo, Option<String>), ConnectError> {
+/// The cluster, user and namespace of the chosen context, with the context overrides, and the
+/// name of that user.
+fn select(
+    base: &Kubeconfig,
+    s: &Settings,
+) -> Result<(Cluster, AuthInfo, Option<String>, Option<String>), ConnectError> {
     let Some(context_name) = s.get("config_context").or(base.current_context.as_deref()) else {
-        return Ok((Cluster::default(), AuthInfo::default(), None));
+        return Ok((Cluster::default(), AuthInfo::default(), None, None));
     };
     let context = base
         .contexts
@@ -214,13 +211,12 @@ fn select(base: &Kubeconfig, s: &Settings) -> Result<(Cluster, AuthInfo, Option<
             name: cluster_name.to_string(),
         })?;
     // Like client-go, a context without a (known) user connects anonymously.
-    let user = s
-        .get("config_context_auth_info")
-        .or(context.user.as_deref())
+    let user_name = s.get("config_context_auth_info").or(context.user.as_deref());
+    let user = user_name
         .and_then(|name| base.auth_infos.iter().find(|u| u.name == name))
         .and_then(|u| u.auth_info.clone())
         .unwrap_or_default();
-    Ok((cluster, user, context.namespace))
+    Ok((cluster, user, context.namespace, user_name.map(str::to_string)))
 }
 
 fn override_cluster(cluster: &mut Cluster, s: &Settings) -> Result<(), ConnectError> {

@@ -159,7 +159,7 @@ impl Pager {
                 }
                 // The `continue` token expired (etcd compacted since the first page): the
                 // list starts again, without the objects already shown.
-                Err(e) if e.is_expired() && continued && self.restarts < objects::RESTARTS => {
+                Err(e) if objects::starts_again(&e, continued, self.restarts) => {
                     self.restarts += 1;
                     self.next = Some(None);
                 }

@@ -543,7 +543,13 @@ pub enum Listed {
 /// How often a paged list starts again after its `continue` token expired, before its error
 /// stands: compaction runs every five minutes, so more than once is a server that compacts
 /// faster than 500 objects a page can be read.
-pub const RESTARTS: u32 = 3;
+const RESTARTS: u32 = 3;
+
+/// Whether a paged list whose page (a first one unless `continued`) failed with `error` starts
+/// again from its first page, after `restarts` restarts so far: its `continue` token expired.
+pub fn starts_again(error: &ApiError, continued: bool, restarts: u32) -> bool {
+    error.is_expired() && continued && restarts < RESTARTS
+}
 
 /// Every object of a kind (in one namespace, or cluster-wide) matching `selector`, handed to
 /// `each` page by page, in pages of [`PAGE`]: a collection of 10,000 objects is 20 requests,
@@ -560,7 +566,7 @@ pub async fn list(
     let mut restarts = 0;
     loop {
         let (page, next) = match list_page(client, resource, namespace, &params).await {
-            Err(e) if e.is_expired() && params.continue_token.is_some() && restarts < RESTARTS => {
+            Err(e) if starts_again(&e, params.continue_token.is_some(), restarts) => {
                 restarts += 1;
                 each(Listed::Restarted);
                 params = first.clone();

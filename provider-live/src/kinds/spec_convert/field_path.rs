@@ -56,7 +56,9 @@ fn walk(fields: &[Field], steps: &[Step], at: Option<AttributePath>) -> Option<A
     };
     for field in fields {
         if field.json == INLINE {
-            let Some(sub) = nested(field) else { continue };
+            let Some(sub) = field.object_fields() else {
+                continue;
+            };
             if let Some(found) = walk(sub, steps, Some(element(join(field.name), field))) {
                 return Some(found);
             }
@@ -89,14 +91,6 @@ fn walk(fields: &[Field], steps: &[Step], at: Option<AttributePath>) -> Option<A
         });
     }
     None
-}
-
-/// The fields of a level flattened into its parent's JSON.
-fn nested(field: &Field) -> Option<&'static [Field]> {
-    match field.shape {
-        Shape::Object(sub) | Shape::Single(sub) | Shape::Array(sub) | Shape::ArraySet(sub) => Some(sub),
-        _ => None,
-    }
 }
 
 /// `path` at the one element of a block of at most one.
