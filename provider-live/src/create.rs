@@ -168,7 +168,7 @@ pub async fn generated(
                     // be left, labelled with the token: `terraform query` finds it.
                     tracing::warn!("after creating {}: {e}", target.object_ref());
                 }
-                return Ok(applied(client, target, created, manager).await);
+                return Ok(objects::handed_to_apply(client, target, created, manager).await);
             }
             // The server did not create it.
             Err(e) if !e.is_uncertain() => return Err(e.into()),
@@ -176,7 +176,7 @@ pub async fn generated(
         };
         unknown = true;
         match adopt(client, &pending, estate).await {
-            Ok(Some(found)) => return Ok(applied(client, target, found, manager).await),
+            Ok(Some(found)) => return Ok(objects::handed_to_apply(client, target, found, manager).await),
             Ok(None) => last = Some(error),
             Err(lookup) => {
                 let named = Target {
@@ -196,21 +196,6 @@ pub async fn generated(
         }
     }
     Err(last.expect("a create failed before the loop ended").into())
-}
-
-/// The created object with its fields handed to `manager`'s server-side apply (see
-/// [`objects::claim_for_apply`]), so a later apply can remove what the configuration drops.
-/// Should that fail, the object stays as created: it exists, and only such removals are left
-/// to another manager's care.
-async fn applied(client: &Client, target: &Target, created: Json, manager: &str) -> Json {
-    let named = Target::of(target.resource.clone(), &created);
-    match objects::claim_for_apply(client, &named, &created, manager).await {
-        Ok(claimed) => claimed,
-        Err(e) => {
-            tracing::warn!("after creating {}: {e}", named.object_ref());
-            created
-        }
-    }
 }
 
 /// The object an earlier create with `pending`'s token made, if one did: the oldest, the others

@@ -89,12 +89,13 @@ fn being_deleted(live: &Json) -> bool {
 
 /// Whether the server refused a call because the object moved since it was read: its
 /// precondition no longer held ("Operation cannot be fulfilled ...", kube-golden 03, 16), or,
-/// for a create (`creating`), any conflict: the object appeared in between.
+/// for a create (`creating`), any conflict or "already exists": the object appeared in between.
 fn moved(e: &kube_estate::ApiError, creating: bool) -> bool {
     match e {
         kube_estate::ApiError::Conflict { message, .. } => {
             creating || message.starts_with("Operation cannot be fulfilled")
         }
+        kube_estate::ApiError::AlreadyExists { .. } => creating,
         _ => false,
     }
 }
@@ -118,9 +119,9 @@ pub struct GuardedWrite<'a> {
     pub fields: Option<&'static [Field]>,
 }
 
-/// Writes, to the object exactly as the guard saw it. A create is never forced: nobody else
-/// owns a field of an object that does not exist, unless it appeared in between, and then the
-/// server's conflict brings the guard back to decide about it.
+/// Writes, to the object exactly as the guard saw it. A create is a POST, never an apply: an
+/// object that appeared in between (a neighbour's, perhaps of another estate) makes the server
+/// answer "already exists", which brings the guard back to decide about it.
 pub async fn guarded_apply(
     ctx: &Context,
     client: &Client,
@@ -173,6 +174,8 @@ pub async fn guarded_apply(
                     failed => failed,
                 }
             }
+            // A create must not land on an object that appeared since the get.
+            None if live.is_none() => objects::create_for_apply(client, target, body, manager.name).await,
             None => objects::apply(client, target, body, &manager, precondition.as_ref()).await,
         };
         // Server-side apply refuses a keyed list holding a key twice; such objects are written
@@ -193,6 +196,9 @@ pub async fn guarded_apply(
             applied = Ok(live);
         }
         match applied {
+            // A create whose answer was lost is looked up again: if it landed, the object is
+            // the estate's own, and the guard adopts it.
+            Err(e) if live.is_none() && e.is_uncertain() && attempt < ATTEMPTS => continue,
             Err(e) if moved(&e, live.is_none()) && attempt < ATTEMPTS => continue,
             Err(e) if moved(&e, false) => break,
             result => return result.map_err(|e| refused(e, fields)),

@@ -222,6 +222,35 @@ pub async fn post(client: &Client, target: &Target, body: &Json, manager: &str) 
     Ok(to_json(created, &target.resource))
 }
 
+/// Creates `body` under the name `target` gives it, as `manager`'s server-side apply would, but
+/// only where no object of that name exists: a POST, whose fields are then handed to
+/// `manager`'s apply ([`handed_to_apply`]). An apply would land on an object a neighbour created
+/// after the guard looked (another estate's, under the same field manager) and take it over.
+pub async fn create_for_apply(
+    client: &Client,
+    target: &Target,
+    body: &Json,
+    manager: &str,
+) -> Result<Json, ApiError> {
+    let created = post(client, target, body, manager).await?;
+    Ok(handed_to_apply(client, target, created, manager).await)
+}
+
+/// The object `created` (by a POST as `manager`) with its fields handed to `manager`'s
+/// server-side apply (see [`claim_for_apply`]), so a later apply can remove what the
+/// configuration drops. Should that fail, the object stays as created: it exists, and only
+/// such removals are left to another manager's care.
+pub async fn handed_to_apply(client: &Client, target: &Target, created: Json, manager: &str) -> Json {
+    let named = Target::of(target.resource.clone(), &created);
+    match claim_for_apply(client, &named, &created, manager).await {
+        Ok(claimed) => claimed,
+        Err(e) => {
+            tracing::warn!("after creating {}: {e}", named.object_ref());
+            created
+        }
+    }
+}
+
 /// Replaces the object with `object` (a PUT as field manager `manager`), which carries the
 /// uid and resourceVersion it was checked at: sent again, it is refused rather than repeated.
 pub async fn replace(
