@@ -12,6 +12,7 @@
 mod pinning;
 mod read_error;
 
+use crate::head;
 use crate::record::{self, Recorded, secret_name};
 use crate::refusal::{Refusal, identity};
 use crate::store::Store;
@@ -29,6 +30,9 @@ use std::sync::Arc;
 
 use pinning::{Wanted, select};
 use read_error::ReadError;
+
+/// How many times the outputs are read while commits keep landing under the read.
+const READS: u32 = 3;
 
 /// How many GETs a read by name has in flight at once.
 const GETS_IN_FLIGHT: usize = 8;
@@ -54,6 +58,9 @@ struct Found {
 enum Got {
     Found(Box<Recorded>),
     Missing(String),
+    /// Recorded, but only by an apply that has not committed yet (or committed after the head
+    /// was read).
+    Ahead(String),
     Refused {
         name: String,
         verb: String,
@@ -96,7 +103,42 @@ impl EstateOutputs {
                 server_message: message,
             })))
         };
-        let found = match &names {
+        // The outputs as of the estate's last commit; read again should a commit land while
+        // they are read and the history no longer reach back to the one read first.
+        let mut committed = head::committed_serial(&store).await?;
+        let mut reads = 1;
+        let found = loop {
+            let (found, ahead) = self
+                .read_at(&store, names.as_deref(), committed, &refused)
+                .await?;
+            let now = match ahead {
+                true if reads < READS => head::committed_serial(&store).await?,
+                _ => committed,
+            };
+            if now == committed {
+                break found;
+            }
+            committed = now;
+            reads += 1;
+        };
+        respond(config, &estate, found, time::OffsetDateTime::now_utc())
+    }
+
+    /// The outputs `names` (all of them: `None`) as of the estate's commit `committed`, and
+    /// whether one was there but only newer than it.
+    async fn read_at<R, F>(
+        &self,
+        store: &Store,
+        names: Option<&[String]>,
+        committed: Option<u64>,
+        refused: &R,
+    ) -> Result<(Found, bool), ReadError>
+    where
+        R: Fn(String, String, Vec<String>, Vec<String>) -> F,
+        F: std::future::Future<Output = Result<Found, ReadError>>,
+    {
+        let mut ahead = false;
+        let found = match names {
             Some(names) => {
                 let mut found = Found {
                     recorded: Vec::new(),
@@ -104,10 +146,14 @@ impl EstateOutputs {
                 };
                 let mut denied: Vec<String> = Vec::new();
                 let mut first_refusal = None;
-                for got in get_each(&store, names).await? {
+                for got in get_each(store, names, committed).await? {
                     match got {
                         Got::Found(r) => found.recorded.push(*r),
                         Got::Missing(name) => found.missing.push(name),
+                        Got::Ahead(name) => {
+                            ahead = true;
+                            found.missing.push(name);
+                        }
                         Got::Refused { name, verb, message } => {
                             denied.push(name);
                             first_refusal.get_or_insert((verb, message));
@@ -123,25 +169,45 @@ impl EstateOutputs {
                 }
             }
             None => match store.list_outputs().await {
-                Ok(secrets) => Found {
-                    recorded: secrets
-                        .iter()
-                        .map(record::from_secret)
-                        .collect::<Result<_, _>>()?,
-                    missing: Vec::new(),
-                },
+                Ok(secrets) => {
+                    let mut recorded = Vec::new();
+                    for secret in &secrets {
+                        match seen_at(secret, committed)? {
+                            Got::Found(r) => recorded.push(*r),
+                            Got::Ahead(_) => ahead = true,
+                            _ => {}
+                        }
+                    }
+                    Found {
+                        recorded,
+                        missing: Vec::new(),
+                    }
+                }
                 Err(ApiError::Forbidden { verb, message, .. }) => {
                     refused(verb, message, Vec::new(), Vec::new()).await?
                 }
                 Err(e) => return Err(e.into()),
             },
         };
-        respond(config, &estate, found, time::OffsetDateTime::now_utc())
+        Ok((found, ahead))
     }
 }
 
-/// Reads each named output with one get, a few at a time, in the order named.
-async fn get_each(store: &Store, names: &[String]) -> Result<Vec<Got>, ReadError> {
+/// What a reader at the commit `committed` finds in `secret`.
+fn seen_at(secret: &Secret, committed: Option<u64>) -> Result<Got, ReadError> {
+    let recorded = record::from_secret(secret)?;
+    let name = recorded.output.name.clone();
+    let newest = recorded.stamp.serial;
+    Ok(match head::visible(secret, recorded, committed) {
+        Some(r) => Got::Found(Box::new(r)),
+        None if committed.is_some_and(|c| newest > c) => Got::Ahead(name),
+        None => Got::Missing(name),
+    })
+}
+
+/// Reads each named output with one get, a few at a time, in the order named, as of the
+/// commit `committed`.
+async fn get_each(store: &Store, names: &[String], committed: Option<u64>) -> Result<Vec<Got>, ReadError> {
     // The futures are made before they are streamed: a closure returning them inside the
     // stream would not be `Send` for every lifetime, as `read` needs.
     let futures: Vec<_> = names.iter().map(|name| get_one(store, name)).collect();
@@ -158,9 +224,10 @@ async fn get_each(store: &Store, names: &[String]) -> Result<Vec<Got>, ReadError
                     message,
                 },
                 Err(e) => return Err(e.into()),
-                Ok(secret) => match secret.map(|s| record::from_secret(&s)).transpose()? {
+                Ok(secret) => match secret.map(|s| seen_at(&s, committed)).transpose()? {
                     // A Secret of that name recording another output does not count.
-                    Some(r) if r.output.name == *name => Got::Found(Box::new(r)),
+                    Some(Got::Found(r)) if r.output.name == *name => Got::Found(r),
+                    Some(Got::Ahead(n)) if n == *name => Got::Ahead(n),
                     _ => Got::Missing(name.clone()),
                 },
             })

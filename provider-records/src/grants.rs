@@ -12,6 +12,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_estate::{ESTATE_LABEL, Estate};
 use plugin_runtime::{AttributePath, Diagnostic, Diagnostics, Value};
 
+use crate::record::HEAD_SECRET;
+
 /// Name of the Role and of its RoleBinding granting every output; grants of some outputs
 /// only are named with this and a suffix.
 pub const GRANT_NAME: &str = "tofu-records-readers";
@@ -296,11 +298,13 @@ fn meta(estate: &Estate, name: &str) -> ObjectMeta {
     }
 }
 
-/// The rule granting `get` on exactly `secret_names`. It must never be built from an
-/// empty list: a rule without resourceNames covers every Secret.
+/// The rule granting `get` on exactly `secret_names` and the estate's head (a reader reads
+/// the outputs as of its commit). It must never be built from an empty list: a rule without
+/// resourceNames covers every Secret.
 fn get_rule(secret_names: &[String]) -> PolicyRule {
     debug_assert!(!secret_names.is_empty());
     let mut names = secret_names.to_vec();
+    names.push(HEAD_SECRET.to_string());
     names.sort();
     names.dedup();
     PolicyRule {
@@ -387,6 +391,7 @@ pub fn live_grants(
                 .filter(|r| r.metadata.name.as_deref() == Some(binding.role_ref.name.as_str()))
                 .flat_map(|r| r.rules.iter().flatten())
                 .flat_map(|rule| rule.resource_names.iter().flatten())
+                .filter(|s| *s != HEAD_SECRET)
                 .map(|s| output_of.get(s).map_or_else(|| s.clone(), |o| (*o).clone()))
                 .collect()
         });
@@ -399,6 +404,25 @@ pub fn live_grants(
     }
     out.sort();
     out
+}
+
+/// [`all_match`], also where the live Roles are `want`'s without the estate's head: grants
+/// written before heads existed, which still give what the state says (their readers read the
+/// current versions) and are brought up to date by the next write.
+pub fn all_match_or_headless(want: &[(Role, RoleBinding)], roles: &[Role], bindings: &[RoleBinding]) -> bool {
+    let headless: Vec<(Role, RoleBinding)> = want
+        .iter()
+        .map(|(role, binding)| {
+            let mut role = role.clone();
+            for rule in role.rules.iter_mut().flatten() {
+                if let Some(names) = rule.resource_names.as_mut() {
+                    names.retain(|n| n != HEAD_SECRET);
+                }
+            }
+            (role, binding.clone())
+        })
+        .collect();
+    all_match(want, roles, bindings) || all_match(&headless, roles, bindings)
 }
 
 /// True when the live Roles and RoleBindings (this provider's) are exactly `want`.
@@ -480,8 +504,15 @@ mod tests {
             .collect()
     }
 
+    /// The output Secrets a Role grants; every Role also grants the head.
     fn names(role: &Role) -> Vec<String> {
-        role.rules.clone().unwrap()[0].resource_names.clone().unwrap()
+        let mut names = role.rules.clone().unwrap()[0].resource_names.clone().unwrap();
+        let head = names
+            .iter()
+            .position(|n| n == HEAD_SECRET)
+            .expect("the head is granted");
+        names.remove(head);
+        names
     }
 
     #[test]
@@ -518,6 +549,27 @@ mod tests {
             std::slice::from_ref(binding)
         ));
         assert!(!all_match(&granted, &[], &[]));
+        // A Role written before heads existed still matches what the state says.
+        let mut headless = role.clone();
+        headless.rules = Some(vec![get_rule(&[
+            "output-gateway-host".into(),
+            "output-namespace".into(),
+        ])]);
+        headless.rules.as_mut().unwrap()[0]
+            .resource_names
+            .as_mut()
+            .unwrap()
+            .retain(|n| n != HEAD_SECRET);
+        assert!(!all_match(
+            &granted,
+            std::slice::from_ref(&headless),
+            std::slice::from_ref(binding)
+        ));
+        assert!(all_match_or_headless(
+            &granted,
+            std::slice::from_ref(&headless),
+            std::slice::from_ref(binding)
+        ));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 mod estate_outputs;
 mod grants;
+mod head;
 mod outputs_resource;
 mod provider;
 mod record;

@@ -16,7 +16,8 @@ use plugin_runtime::{
     Value,
 };
 
-use crate::grants::{Grant, all_match, grants, live_grants, readers_of, validate_readers};
+use crate::grants::{Grant, all_match_or_headless, grants, live_grants, readers_of, validate_readers};
+use crate::head;
 use crate::record::{self, DEFAULT_HISTORY, Output, Recorded, Stamp, records_same, secret_name};
 use crate::store::Store;
 
@@ -232,37 +233,70 @@ impl OutputsResource {
         let keep = history_of(planned);
 
         store.ensure_namespace().await?;
+        let (head, head_secret) = head::read(&store).await?;
         let mut live = live_records(&store).await?;
-        let live_stamp = latest(live.values().map(|(_, r)| r)).cloned();
-        let live_serial = live_stamp.as_ref().map_or(0, |s| s.serial);
+        // Records written before heads existed are all committed.
+        let committed = head
+            .committed
+            .clone()
+            .or_else(|| latest(live.values().map(|(_, r)| r)).cloned());
+        let committed_serial = committed.as_ref().map_or(0, |s| s.serial);
         let stamp = Stamp {
-            serial: serial_of(prior).max(live_serial) + 1,
+            serial: serial_of(prior).max(committed_serial) + 1,
             applied_at: now(),
         };
-        let mut changed = false;
+        let mut writes = Vec::new();
         for output in &outputs {
             let existing = live.remove(&secret_name(&output.name));
-            if existing.as_ref().is_some_and(|(s, _)| records_same(s, output)) {
+            // A version newer than the commit (an apply stopped before its commit) is written
+            // again, so this apply's commit covers it.
+            let same = existing
+                .as_ref()
+                .is_some_and(|(s, r)| records_same(s, output) && r.stamp.serial <= committed_serial);
+            if same {
                 continue;
             }
             // A Secret recording another output under this name (renamed by hand) has no
-            // history for this one.
+            // history for this one; versions after the commit were never read.
             let history = existing
                 .as_ref()
                 .filter(|(_, r)| r.output.name == output.name)
-                .map(|(_, r)| r.history_after(keep))
+                .and_then(|(_, r)| r.clone().at_commit(committed_serial))
+                .map(|r| r.history_after(keep))
                 .unwrap_or_default();
-            store
-                .put(
-                    &record::to_secret(estate, output, &stamp, &history),
-                    existing.as_ref().map(|(s, _)| s),
-                )
-                .await?;
-            changed = true;
+            writes.push((
+                record::to_secret(estate, output, &stamp, &history),
+                existing.map(|(s, _)| s),
+            ));
         }
-        for name in live.keys() {
-            store.delete::<Secret>(name).await?;
-            changed = true;
+        let removed: Vec<Secret> = live.into_values().map(|(s, _)| s).collect();
+        let changed = !writes.is_empty() || !removed.is_empty();
+        if changed {
+            let claimed = head::claim(
+                &store,
+                estate,
+                (head, head_secret),
+                stamp.serial,
+                &stamp.applied_at,
+            )
+            .await
+            .map_err(Diagnostic::from)?;
+            for (want, existing) in &writes {
+                store.put(want, existing.as_ref()).await?;
+            }
+            for secret in &removed {
+                store
+                    .put(&head::marked_removed(secret, stamp.serial), Some(secret))
+                    .await?;
+            }
+            head::commit(&store, estate, claimed, &stamp)
+                .await
+                .map_err(Diagnostic::from)?;
+            for secret in &removed {
+                store
+                    .delete::<Secret>(secret.metadata.name.as_deref().unwrap_or_default())
+                    .await?;
+            }
         }
         store
             .put_grants(grants(estate, &readers, &secrets_of(&outputs)))
@@ -276,9 +310,9 @@ impl OutputsResource {
                 // Nothing to write (the records were already there, e.g. after lost state):
                 // keep the stamp they carry.
                 let applied_at = prior.get("applied_at").as_str().map(str::to_string);
-                let live_applied_at = live_stamp.map(|s| s.applied_at);
+                let live_applied_at = committed.map(|s| s.applied_at);
                 (
-                    live_serial.max(serial_of(prior)),
+                    committed_serial.max(serial_of(prior)),
                     applied_at.or(live_applied_at).unwrap_or(stamp.applied_at),
                 )
             };
@@ -296,6 +330,7 @@ impl OutputsResource {
                 .delete::<Secret>(secret.metadata.name.as_deref().unwrap_or_default())
                 .await?;
         }
+        store.delete::<Secret>(head::HEAD_SECRET).await?;
         // Readers granted keep their grant, and so the namespace: their gets then find no
         // Secret and tell them "not recorded". Deleting the namespace would take the grant
         // with it, and a reader that may not look at namespaces could only be told "refused"
@@ -314,8 +349,12 @@ impl OutputsResource {
         if store.get_namespace().await?.is_none() {
             return Ok(Value::Null);
         }
+        let committed = head::committed_serial(&store).await?;
         let live = live_records(&store).await?;
-        let recorded: Vec<Recorded> = live.into_values().map(|(_, r)| r).collect();
+        let recorded: Vec<Recorded> = live
+            .into_values()
+            .filter_map(|(secret, r)| head::visible(&secret, r, committed))
+            .collect();
         let mut by_sensitivity: [BTreeMap<String, Value>; 2] = Default::default();
         for r in &recorded {
             by_sensitivity[usize::from(r.output.sensitive)]
@@ -343,7 +382,7 @@ impl OutputsResource {
         let secrets = secrets_of(&outputs_of(state));
         let want = grants(estate, &state_readers, &secrets);
         let (roles, bindings) = store.live_grants().await?;
-        if !all_match(&want, &roles, &bindings) {
+        if !all_match_or_headless(&want, &roles, &bindings) {
             let live = live_grants(&roles, &bindings, &secrets);
             new.set("readers", drifted_readers(state.get("readers"), &live));
         }

@@ -31,6 +31,9 @@ pub const NAME_ANNOTATION: &str = "tofu-records/output-name";
 pub const SENSITIVE_ANNOTATION: &str = "tofu-records/sensitive";
 pub const APPLIED_AT_ANNOTATION: &str = "tofu-records/applied-at";
 pub const SERIAL_ANNOTATION: &str = "tofu-records/serial";
+/// The estate's head Secret (see `head`); no output's Secret is named so (theirs start with
+/// `output`).
+pub const HEAD_SECRET: &str = "records-head";
 const VALUE_KEY: &str = "value";
 const TYPE_KEY: &str = "type";
 const HISTORY_KEY: &str = "history";

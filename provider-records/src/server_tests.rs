@@ -237,7 +237,7 @@ async fn record_refuse_grant_read_drift_and_destroy() {
     let labels = ns.get(NS).await.unwrap().metadata.labels.unwrap();
     assert_eq!(labels["tofu-estate"], "network");
     let before = snapshot(&admin).await;
-    assert_eq!(before.len(), 6, "{before:?}");
+    assert_eq!(before.len(), 7, "six outputs and the head: {before:?}");
     assert_eq!(
         refresh(&resource, &state).await,
         state,
@@ -279,7 +279,11 @@ async fn record_refuse_grant_read_drift_and_destroy() {
     let roles: Api<Role> = Api::namespaced(admin.clone(), NS);
     let rule = &roles.get("tofu-records-readers").await.unwrap().rules.unwrap()[0];
     assert_eq!(rule.verbs, ["get"]);
-    assert_eq!(rule.resource_names.as_ref().unwrap().len(), 6);
+    assert_eq!(
+        rule.resource_names.as_ref().unwrap().len(),
+        7,
+        "six outputs and the head"
+    );
     let after_grant = snapshot(&admin).await;
     let secrets_only = |m: &BTreeMap<String, String>| {
         m.iter()
@@ -289,11 +293,12 @@ async fn record_refuse_grant_read_drift_and_destroy() {
     };
     assert_eq!(secrets_only(&after_grant), secrets_only(&before));
 
-    // The same read now succeeds, with k GETs for k names, types intact, and a warning.
+    // The same read now succeeds, with k GETs for k names and one of the head, types intact,
+    // and a warning.
     let requests = || request_count(&admin, "app-planner", "get", "secrets");
     let gets_before = requests().await;
     let (read, diags) = read_outputs(&data, Some(names)).await.unwrap();
-    assert_eq!(requests().await - gets_before, names.len() as u64);
+    assert_eq!(requests().await - gets_before, names.len() as u64 + 1);
     assert_eq!(read.get("values"), &values);
     assert_eq!(read.get("values").get("limits").infer_type(), limits.infer_type());
     assert_eq!(read.get("serial"), &Value::int(1));
@@ -313,7 +318,7 @@ async fn record_refuse_grant_read_drift_and_destroy() {
     let refusal = read_outputs(&data, None).await.unwrap_err();
     assert!(refusal.detail.contains("(verb \"list\")"), "{}", refusal.detail);
 
-    // A change grows the serial and rewrites only the changed output.
+    // A change grows the serial and rewrites only the changed output, and the head it commits.
     let mut changed = values.clone();
     changed.set("replicas", Value::int(4));
     let state = apply(
@@ -329,7 +334,7 @@ async fn record_refuse_grant_read_drift_and_destroy() {
         .filter(|(k, v)| after_grant.get(*k) != Some(v))
         .map(|(k, _)| k)
         .collect();
-    assert_eq!(rewritten, ["Secret/output-replicas"]);
+    assert_eq!(rewritten, ["Secret/output-replicas", "Secret/records-head"]);
 
     // Drift: a deleted Secret shows as a missing output on refresh.
     let secrets: Api<Secret> = Api::namespaced(admin.clone(), NS);
@@ -582,7 +587,7 @@ async fn a_grant_of_some_outputs_reads_those_refuses_the_rest_by_name_and_is_rep
     let rules = live[0].rules.clone().unwrap();
     assert_eq!(
         rules[0].resource_names.as_deref(),
-        Some(&["output-a".to_string()][..])
+        Some(&["output-a".to_string(), "records-head".to_string()][..])
     );
 
     let (read, _) = read_outputs(&data, Some(&["a"])).await.unwrap();
@@ -651,4 +656,137 @@ async fn a_destroy_keeps_a_namespace_holding_a_foreign_object_beside_the_automat
         "the namespace was deleted"
     );
     assert!(config_maps.get_opt("zz-foreign").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_second_writer_is_refused_and_readers_see_one_commit_whole() {
+    let server = TestServer::start(Options::default());
+    let network = configured(&server, "network", server.admin_token()).await;
+    let admin = network.get().unwrap().client.clone();
+    let resource = OutputsResource::new(network.clone());
+    let data = EstateOutputs::new(network.clone());
+    let outputs = |n: i64| Value::object([("a", Value::int(n)), ("b", Value::int(n))]);
+    let state = apply(
+        &resource,
+        &Value::Null,
+        resource_config(outputs(1), Value::Null, Value::Null),
+    )
+    .await;
+    let secrets: Api<Secret> = Api::namespaced(admin.clone(), NS);
+
+    // Another apply claimed the head and has written `a` of serial 2 so far.
+    let mut head = secrets.get("records-head").await.unwrap();
+    let since = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    head.metadata.annotations.get_or_insert_default().insert(
+        "tofu-records/writing".into(),
+        format!("2 0123456789abcdef {since}"),
+    );
+    secrets
+        .replace("records-head", &PostParams::default(), &head)
+        .await
+        .unwrap();
+    let mut a = secrets.get("output-a").await.unwrap();
+    let annotations = a.metadata.annotations.get_or_insert_default();
+    annotations.insert("tofu-records/serial".into(), "2".into());
+    a.data.get_or_insert_default().insert(
+        "history".into(),
+        k8s_openapi::ByteString(
+            br#"[{"serial":1,"applied_at":"2026-12-06T00:00:00Z","sensitive":false,"value":1,"type":"number"}]"#
+                .to_vec(),
+        ),
+    );
+    a.data
+        .get_or_insert_default()
+        .insert("value".into(), k8s_openapi::ByteString(b"2".to_vec()));
+    secrets
+        .replace("output-a", &PostParams::default(), &a)
+        .await
+        .unwrap();
+
+    // A reader sees serial 1 whole: `a` as it was, not the version being written.
+    let (read, _) = read_outputs(&data, Some(&["a", "b"])).await.unwrap();
+    assert_eq!(read.get("values"), &outputs(1), "a mix of two applies");
+    assert_eq!(read.get("serial"), &Value::int(1));
+    let (all, _) = read_outputs(&data, None).await.unwrap();
+    assert_eq!(all.get("values"), &outputs(1));
+    // So does the producer's own refresh: the version not committed is no record yet.
+    assert_eq!(refresh(&resource, &state).await.get("values"), &outputs(1));
+
+    // A second writer is refused, naming the estate, and writes nothing.
+    let before = snapshot(&admin).await;
+    let mut proposed = resource_config(outputs(3), Value::Null, Value::Null);
+    for computed in ["id", "namespace", "serial", "applied_at"] {
+        proposed.set(computed, state.get(computed).clone());
+    }
+    let plan = resource
+        .plan(PlanRequest {
+            type_name: "records_outputs".into(),
+            prior_state: state.clone(),
+            proposed_new_state: proposed,
+            config: resource_config(outputs(3), Value::Null, Value::Null),
+            prior_private: vec![],
+        })
+        .await
+        .unwrap();
+    let refused = resource
+        .apply(ApplyRequest {
+            type_name: "records_outputs".into(),
+            prior_state: state.clone(),
+            planned_state: plan.planned_state,
+            config: resource_config(outputs(3), Value::Null, Value::Null),
+            planned_private: vec![],
+        })
+        .await;
+    let error = &refused.diagnostics.0[0];
+    assert_eq!(
+        error.summary,
+        "Another apply is writing the records of estate \"network\""
+    );
+    assert!(
+        error.detail.contains("Two states claim one estate"),
+        "{}",
+        error.detail
+    );
+    assert_eq!(
+        snapshot(&admin).await,
+        before,
+        "the refused apply wrote something"
+    );
+
+    // Once that claim has lapsed (its apply was stopped), a write takes over: serial 2 is
+    // written again whole, with `a`'s history as committed, and the history is contiguous.
+    head = secrets.get("records-head").await.unwrap();
+    head.metadata.annotations.get_or_insert_default().insert(
+        "tofu-records/writing".into(),
+        "2 0123456789abcdef 2026-12-06T00:00:00Z".into(),
+    );
+    secrets
+        .replace("records-head", &PostParams::default(), &head)
+        .await
+        .unwrap();
+    let state = apply(
+        &resource,
+        &state,
+        resource_config(outputs(3), Value::Null, Value::Null),
+    )
+    .await;
+    assert_eq!(state.get("serial"), &Value::int(2));
+    let (read, _) = read_outputs(&data, Some(&["a", "b"])).await.unwrap();
+    assert_eq!(read.get("values"), &outputs(3));
+    assert_eq!(read.get("serial"), &Value::int(2));
+    let a = crate::record::from_secret(&secrets.get("output-a").await.unwrap()).unwrap();
+    assert_eq!(a.serials(), [2, 1]);
+
+    // An output removed by serial 3 is marked first and gone after; the head goes on destroy.
+    let state = apply(
+        &resource,
+        &state,
+        resource_config(Value::object([("a", Value::int(4))]), Value::Null, Value::Null),
+    )
+    .await;
+    assert!(secrets.get_opt("output-b").await.unwrap().is_none());
+    destroy(&resource, state).await;
+    assert!(secrets.get_opt("records-head").await.unwrap().is_none());
 }

@@ -229,6 +229,37 @@ impl Store {
         }
     }
 
+    /// Creates `want` where `live` is `None`, or replaces `live` with it, and returns what was
+    /// written. Unlike [`Store::put`] it fails where the object is no longer as read (already
+    /// exists, or Conflict): the write must not land on another writer's. A try whose answer
+    /// was lost, sent again and refused so, landed if the object now holds `want`.
+    pub async fn put_exact<K>(&self, want: &K, live: Option<&K>) -> Result<K, ApiError>
+    where
+        K: Kind + Clone + DeserializeOwned + Serialize + Debug,
+    {
+        let api = self.api::<K>();
+        let name = want.meta().name.clone().unwrap_or_default();
+        let params = PostParams::default();
+        let (sent, verb) = match live {
+            None => (with_retry(|| api.create(&params, want)).await, "create"),
+            Some(live) => {
+                let mut next = want.clone();
+                next.meta_mut().resource_version = live.meta().resource_version.clone();
+                (with_retry(|| api.replace(&name, &params, &next)).await, "update")
+            }
+        };
+        match sent.map_err(|e| ApiError::from_kube(e, &self.object_ref::<K>(&name), verb)) {
+            Ok(written) => Ok(written),
+            Err(e @ (ApiError::AlreadyExists { .. } | ApiError::Conflict { .. })) => {
+                match self.get::<K>(&name).await? {
+                    Some(now) if holds(&now, want) => Ok(now),
+                    _ => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Deletes an object; one already gone is fine.
     pub async fn delete<K: Kind + Clone + DeserializeOwned + Debug>(
         &self,
