@@ -317,9 +317,9 @@ impl<'a> Flaky<'a> {
         if let n @ 1.. = self.duplicates() {
             return Err(format!("{n} generate_name ConfigMaps too many"));
         }
-        // The recorded outputs: a Secret each, and one grant.
+        // The recorded outputs: a Secret each and the estate's head, and one grant.
         let records = self.records_namespace();
-        for (kind, count) in [("secrets", OUTPUTS), ("roles", 1), ("rolebindings", 1)] {
+        for (kind, count) in [("secrets", OUTPUTS + 1), ("roles", 1), ("rolebindings", 1)] {
             let selector = format!("tofu-estate={}", self.estate);
             let found = names(&self.cluster.get_json(&[kind, "-n", &records, "-l", &selector]));
             if found.len() != count {

@@ -210,3 +210,104 @@ fn two_estates_in_one_namespace_never_touch_each_others_objects() {
     assert!(destroyed.success(), "{destroyed}");
     assert_eq!(config_maps(&cluster, ns), Vec::new(), "left over");
 }
+
+/// Names in `dir`'s state of the ConfigMaps it manages.
+fn names_in_state(dir: &LiveDir) -> BTreeSet<String> {
+    dir.state_instances()
+        .values()
+        .filter_map(|i| {
+            i.stored["attributes"]["metadata"][0]["name"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// The same with two workspaces of one estate (a user's mistake): what one creates while the
+/// other runs is refused by the other, saying two states claim one estate, and a destroy of
+/// either never deletes what the other created.
+#[test]
+fn two_states_of_one_estate_are_told_so_and_never_delete_each_others_objects() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "twin");
+    let ns = ns.name.as_str();
+    let estate = unique_name("twin");
+    let shared: BTreeSet<String> = (0..SHARED).map(|i| format!("shared-{i}")).collect();
+    let slow = FaultPlan {
+        latency: Duration::from_millis(300),
+        ..FaultPlan::none(5)
+    };
+    let proxy = FaultProxy::start(cluster.kubeconfig(), slow);
+    let folder = tempfile::tempdir().expect("a folder");
+    let kubeconfig = folder.path().join("proxy.kubeconfig");
+    proxy.write_kubeconfig(&kubeconfig);
+    let dirs: Vec<LiveDir> = (0..2)
+        .map(|_| {
+            let dir = LiveDir::new(&estate, &kubeconfig);
+            dir.write(&config(&estate, ns, &shared));
+            dir
+        })
+        .collect();
+    let applied: Vec<_> = std::thread::scope(|s| {
+        let runs: Vec<_> = dirs
+            .iter()
+            .map(|dir| {
+                s.spawn(|| {
+                    dir.engine()
+                        .run(&["apply", "-auto-approve", "-input=false", "-parallelism=10"])
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().expect("an apply")).collect()
+    });
+
+    let objects = config_maps(&cluster, ns);
+    assert_eq!(
+        objects.len(),
+        SHARED + OWN + 2 * GENERATED,
+        "each name once, and each workspace's generated objects"
+    );
+    let states: Vec<BTreeSet<String>> = dirs.iter().map(names_in_state).collect();
+    let claimed_twice: BTreeSet<&String> = states[0].intersection(&states[1]).collect();
+    let refusals: usize = applied
+        .iter()
+        .map(|out| {
+            let text = format!("{}{}", out.stdout, out.stderr).replace('│', " ");
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let told = text.matches("Two states claim one estate").count();
+            assert_eq!(
+                told,
+                text.matches(&format!("was created by another apply of estate \"{estate}\""))
+                    .count(),
+                "{out}"
+            );
+            told
+        })
+        .sum();
+    assert!(
+        refusals > 0,
+        "neither apply noticed the other:\n{}\n{}",
+        applied[0],
+        applied[1]
+    );
+    // Both runs began before either created anything: no object is in both states.
+    assert_eq!(claimed_twice, BTreeSet::new(), "adopted by both states");
+    say(&format!(
+        "two states of one estate: {refusals} objects refused as the other's, none in both states"
+    ));
+
+    // A destroy of the second leaves everything the first created in place.
+    let destroyed = dirs[1].run(&["destroy", "-auto-approve", "-input=false", "-parallelism=10"]);
+    assert!(destroyed.success(), "{destroyed}");
+    let left: BTreeSet<String> = config_maps(&cluster, ns).into_iter().map(|(n, _, _)| n).collect();
+    let lost: Vec<&String> = states[0].iter().filter(|n| !left.contains(*n)).collect();
+    assert!(
+        lost.is_empty(),
+        "the second state's destroy deleted the first's objects: {lost:?}"
+    );
+    dirs[0].run(&["destroy", "-auto-approve", "-input=false", "-parallelism=10"]);
+}
+
+fn say(line: &str) {
+    eprintln!("neighbours: {line}");
+}

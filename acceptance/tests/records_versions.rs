@@ -118,14 +118,14 @@ fn a_grant_of_some_outputs_reads_them_and_is_refused_another_by_name() {
         &[restricted(Some(&["gateway_host"]))],
         "",
     );
-    // The Role of that grant lists exactly the one Secret.
+    // The Role of that grant lists exactly the one Secret, and the estate's head.
     let roles = cluster.get_json(&["roles", "-n", &records_namespace(&net)]);
     let roles = roles["items"].as_array().cloned().unwrap_or_default();
     assert_eq!(roles.len(), 1, "{roles:?}");
     assert_eq!(
         roles[0]["rules"],
         json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"],
-                "resourceNames": [secret_name("gateway_host")]}])
+                "resourceNames": [secret_name("gateway_host"), "records-head"]}])
     );
     let plan = producer
         .engine

@@ -25,6 +25,7 @@ pub mod action;
 pub mod codec;
 pub mod diagnostics;
 pub mod duration;
+pub mod engine_run;
 pub mod ephemeral;
 pub mod function;
 mod go_plugin;

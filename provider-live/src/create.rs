@@ -168,7 +168,7 @@ pub async fn generated(
                     // be left, labelled with the token: `terraform query` finds it.
                     tracing::warn!("after creating {}: {e}", target.object_ref());
                 }
-                return Ok(objects::handed_to_apply(client, target, created, manager).await);
+                return Ok(objects::handed_to_apply(client, target, created, &body, manager).await);
             }
             // The server did not create it.
             Err(e) if !e.is_uncertain() => return Err(e.into()),
@@ -176,7 +176,9 @@ pub async fn generated(
         };
         unknown = true;
         match adopt(client, &pending, estate).await {
-            Ok(Some(found)) => return Ok(objects::handed_to_apply(client, target, found, manager).await),
+            Ok(Some(found)) => {
+                return Ok(objects::handed_to_apply(client, target, found, &body, manager).await);
+            }
             Ok(None) => last = Some(error),
             Err(lookup) => {
                 let named = Target {

@@ -204,7 +204,7 @@ async fn hand_over(client: &Client, target: &Target, written: Json, manager: &st
     let mut object = written;
     let mut tries = 1;
     loop {
-        match objects::claim_for_apply(client, target, &object, manager).await {
+        match objects::claim_for_apply(client, target, &object, manager, None).await {
             Err(ApiError::Conflict { .. }) if tries < HAND_OVER_TRIES => {
                 tries += 1;
                 object = objects::get(client, target)

@@ -71,6 +71,13 @@ pub enum GuardError {
     },
     #[error("{object} kept changing while it was being written")]
     Moving { object: ObjectRef, verb: &'static str },
+    /// The estate's own object, created by another apply while this one ran.
+    #[error("{object} was created by another apply of estate \"{estate}\" while this one ran")]
+    TwoStates {
+        object: ObjectRef,
+        estate: String,
+        created: String,
+    },
 }
 
 impl From<GuardError> for Diagnostic {
@@ -116,6 +123,19 @@ impl From<GuardError> for Diagnostic {
                  precondition). Nothing was written. Run the command again; if another tool keeps \
                  rewriting the object, find out which (its managedFields name it).",
                 attempts = ATTEMPTS
+            ),
+            GuardError::TwoStates {
+                object,
+                estate,
+                created,
+            } => format!(
+                "{object} carries this estate's label tofu-estate={estate}, but it was created at \
+                 {created}, after this run of the engine started: another apply made it. Two states \
+                 claim one estate (two workspaces, or two copies of one configuration, name the same \
+                 `estate`). It was left untouched and not adopted, so this state never deletes what \
+                 the other created. Give each state its own estate, for example \
+                 `estate = \"<name>-${{terraform.workspace}}\"`. (An object an earlier, stopped run \
+                 left behind is adopted: it was created before this run began.)"
             ),
         };
         Diagnostic::error(summary, detail)

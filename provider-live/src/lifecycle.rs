@@ -42,11 +42,40 @@ fn admit(
     live: Option<&Json>,
     seen: &[u8],
     out: &mut Diagnostics,
+    made_here: bool,
 ) -> Result<(), Diagnostics> {
+    // An object of this estate that appeared while this run went on was made by another apply:
+    // not adopted, as a stopped run's leftovers are.
+    if check.creating
+        && !made_here
+        && let Some(object) = live
+        && crate::metadata::estate_of(object) == Some(check.estate)
+        && let Some(created) = created_during_this_run(object)
+    {
+        return Err(diag(GuardError::TwoStates {
+            object: check.object.clone(),
+            estate: check.estate.to_string(),
+            created,
+        }));
+    }
+    // What a create of ours whose answer was lost made is no change behind the plan's back.
+    let seen = if made_here { &[][..] } else { seen };
     if check.decide(live, seen).map_err(diag)? {
         out.push(guard::adopt_warning(check.object, check.estate));
     }
     Ok(())
+}
+
+/// The object's creation time, when it was created after this run of the engine began: not by
+/// an earlier run that stopped, whose objects are adopted, but by another apply running beside
+/// this one. Creation times have whole seconds, so one in the second the run began counts as
+/// before it. Unknown where the engine's start is (see [`plugin_runtime::engine_run`]).
+fn created_during_this_run(live: &Json) -> Option<String> {
+    let started = plugin_runtime::engine_run::engine_started()?;
+    let started = started.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    let created = live.pointer("/metadata/creationTimestamp")?.as_str()?;
+    let at = time::OffsetDateTime::parse(created, &time::format_description::well_known::Rfc3339).ok()?;
+    (at.unix_timestamp() > i64::try_from(started).ok()?).then(|| created.to_string())
 }
 
 /// A plan's look at the object (through the read cache): guarded against the refresh's
@@ -67,7 +96,7 @@ pub async fn plan_guard(
     // An object on its way out is no object to adopt: a create waits until it is gone (the
     // replacement's create, planned again at apply while the old Pod terminates).
     let live = live.filter(|o| !(check.creating && being_deleted(o)));
-    admit(check, live.as_ref(), seen, &mut response.diagnostics)?;
+    admit(check, live.as_ref(), seen, &mut response.diagnostics, false)?;
     // An object in state without the label (another provider's state, an import) gets it now.
     if !check.creating
         && let Some(object) = &live
@@ -138,6 +167,8 @@ pub async fn guarded_apply(
         timeout,
         fields,
     } = write;
+    // A create of ours whose answer was lost may have made the object found next.
+    let mut made_here = false;
     for attempt in 1..=ATTEMPTS {
         let mut live = objects::get(client, target).await.map_err(diag)?;
         // An object on its way out is no object to adopt: the create waits until it is gone.
@@ -146,7 +177,7 @@ pub async fn guarded_apply(
             live = None;
         }
         let mut warnings = Diagnostics::new();
-        admit(check, live.as_ref(), seen, &mut warnings)?;
+        admit(check, live.as_ref(), seen, &mut warnings, made_here)?;
         if attempt == 1 {
             out.extend(warnings);
         }
@@ -198,7 +229,10 @@ pub async fn guarded_apply(
         match applied {
             // A create whose answer was lost is looked up again: if it landed, the object is
             // the estate's own, and the guard adopts it.
-            Err(e) if live.is_none() && e.is_uncertain() && attempt < ATTEMPTS => continue,
+            Err(e) if live.is_none() && e.is_uncertain() && attempt < ATTEMPTS => {
+                made_here = true;
+                continue;
+            }
             Err(e) if moved(&e, live.is_none()) && attempt < ATTEMPTS => continue,
             Err(e) if moved(&e, false) => break,
             result => return result.map_err(|e| refused(e, fields)),

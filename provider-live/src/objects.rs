@@ -233,16 +233,24 @@ pub async fn create_for_apply(
     manager: &str,
 ) -> Result<Json, ApiError> {
     let created = post(client, target, body, manager).await?;
-    Ok(handed_to_apply(client, target, created, manager).await)
+    Ok(handed_to_apply(client, target, created, body, manager).await)
 }
 
-/// The object `created` (by a POST as `manager`) with its fields handed to `manager`'s
-/// server-side apply (see [`claim_for_apply`]), so a later apply can remove what the
-/// configuration drops. Should that fail, the object stays as created: it exists, and only
-/// such removals are left to another manager's care.
-pub async fn handed_to_apply(client: &Client, target: &Target, created: Json, manager: &str) -> Json {
+/// The object `created` (by a POST of `body` as `manager`) with the fields `body` sets handed
+/// to `manager`'s server-side apply (see [`claim_for_apply`]), as an apply creating it would
+/// own them: the server's defaults stay nobody's, so another manager may take them over
+/// (`kubectl scale`) without a conflict. A later apply can remove what the configuration
+/// drops. Should that fail, the object stays as created: it exists, and only such removals
+/// are left to another manager's care.
+pub async fn handed_to_apply(
+    client: &Client,
+    target: &Target,
+    created: Json,
+    body: &Json,
+    manager: &str,
+) -> Json {
     let named = Target::of(target.resource.clone(), &created);
-    match claim_for_apply(client, &named, &created, manager).await {
+    match claim_for_apply(client, &named, &created, manager, Some(body)).await {
         Ok(claimed) => claimed,
         Err(e) => {
             tracing::warn!("after creating {}: {e}", named.object_ref());
@@ -316,12 +324,14 @@ pub async fn merge_patch(client: &Client, target: &Target, patch: &Json) -> Resu
 /// can neither change nor drop; the entry becomes an `Apply` entry (joined to the one `manager`
 /// has, as one manager holds one of each), as kubectl rewrites it when an object moves to
 /// server-side apply (a request that sets managedFields keeps them as given).
+/// With `body`, only the fields it sets are handed over (see [`handed_to_apply`]).
 /// Returns the object as patched, or as written when there is nothing to hand over.
 pub async fn claim_for_apply(
     client: &Client,
     target: &Target,
     created: &Json,
     manager: &str,
+    body: Option<&Json>,
 ) -> Result<Json, ApiError> {
     let Some(entries) = created
         .pointer("/metadata/managedFields")
@@ -339,6 +349,9 @@ pub async fn claim_for_apply(
     };
     let mut entries = entries.clone();
     let mut entry = entries.remove(update);
+    if let (Some(body), Some(fields)) = (body, entry["fieldsV1"].as_object()) {
+        entry["fieldsV1"] = Json::Object(crate::ownership::within(fields, body));
+    }
     let applied = entries.iter_mut().find(|e| {
         e["manager"] == manager
             && e["operation"] == "Apply"

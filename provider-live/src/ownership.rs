@@ -112,6 +112,37 @@ pub fn merge(into: &mut Map<String, Json>, from: &Map<String, Json>) {
     }
 }
 
+/// The part of `set` naming fields that `value` holds (a null holds nothing): of what a write
+/// of `value` recorded (the server's defaults too), what a server-side apply of `value` owns.
+pub fn within(set: &FieldSet, value: &Json) -> FieldSet {
+    let mut out = FieldSet::new();
+    if let Some(node) = set.get(".") {
+        out.insert(".".into(), node.clone());
+    }
+    let mut add = |key: ChildKey<'_>, v: &Json| {
+        if let Some((name, node)) = child_entry(set, key) {
+            let node = if v.is_object() || v.is_array() {
+                within(node, v)
+            } else {
+                node.clone()
+            };
+            out.insert(name.clone(), Json::Object(node));
+        }
+    };
+    match value {
+        Json::Object(fields) => fields
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .for_each(|(k, v)| add(ChildKey::Field(k), v)),
+        Json::Array(items) => items
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| add(ChildKey::Item(i, v), v)),
+        _ => {}
+    }
+    out
+}
+
 /// A node that owns its whole value: a leaf. (`.` with children below owns the node itself,
 /// a map or list item, but only the children it lists.)
 fn whole(node: &Map<String, Json>) -> bool {
@@ -121,8 +152,16 @@ fn whole(node: &Map<String, Json>) -> bool {
 /// The set node for one child of a live value: an object key, or a list item (`index`) by its
 /// merge keys, value or position.
 fn child<'a>(set: &'a Map<String, Json>, key: ChildKey<'_>) -> Option<&'a Map<String, Json>> {
+    child_entry(set, key).map(|(_, node)| node)
+}
+
+/// [`child`] with the set's key for it (`f:name`, `k:{…}`, `v:…` or `i:n`).
+fn child_entry<'a>(
+    set: &'a Map<String, Json>,
+    key: ChildKey<'_>,
+) -> Option<(&'a String, &'a Map<String, Json>)> {
     let found = match key {
-        ChildKey::Field(name) => set.get(&format!("f:{name}")),
+        ChildKey::Field(name) => set.get_key_value(&format!("f:{name}")),
         ChildKey::Item(index, item) => set.iter().find_map(|(k, node)| {
             let hit = if let Some(keys) = k.strip_prefix("k:") {
                 serde_json::from_str::<Map<String, Json>>(keys)
@@ -134,10 +173,10 @@ fn child<'a>(set: &'a Map<String, Json>, key: ChildKey<'_>) -> Option<&'a Map<St
             } else {
                 false
             };
-            hit.then_some(node)
+            hit.then_some((k, node))
         }),
     };
-    found.and_then(Json::as_object)
+    found.and_then(|(k, node)| Some((k, node.as_object()?)))
 }
 
 #[derive(Clone, Copy)]
@@ -192,6 +231,35 @@ fn keep(value: &Json, set: &Map<String, Json>) -> Json {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_apply_owns_of_a_create_what_its_body_set() {
+        // A POST of a Deployment records the server's defaults (replicas, strategy) too.
+        let recorded = json!({
+            "f:metadata": {"f:labels": {".": {}, "f:app": {}, "f:tofu-estate": {}}},
+            "f:spec": {
+                "f:replicas": {},
+                "f:strategy": {"f:type": {}},
+                "f:template": {"f:spec": {"f:containers": {
+                    "k:{\"name\":\"web\"}": {".": {}, "f:image": {}, "f:name": {}, "f:imagePullPolicy": {}}
+                }}}
+            }
+        });
+        let body = json!({
+            "metadata": {"name": "web", "labels": {"app": "web", "tofu-estate": "shop"}, "annotations": null},
+            "spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx"}]}}}
+        });
+        let owned = within(recorded.as_object().unwrap(), &body);
+        assert_eq!(
+            Json::Object(owned),
+            json!({
+                "f:metadata": {"f:labels": {".": {}, "f:app": {}, "f:tofu-estate": {}}},
+                "f:spec": {"f:template": {"f:spec": {"f:containers": {
+                    "k:{\"name\":\"web\"}": {".": {}, "f:image": {}, "f:name": {}}
+                }}}}
+            })
+        );
+    }
 
     /// A Deployment as a real v1.36 server returns it after `kubectl rollout restart` and
     /// `kubectl scale` (kube-golden 23, trimmed).
