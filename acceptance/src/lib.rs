@@ -14,6 +14,7 @@ pub mod hcl;
 pub mod imports;
 pub mod migration;
 pub mod mirror;
+pub mod neighbours;
 pub mod objects;
 pub mod paths;
 pub mod plugin_process;

@@ -312,7 +312,9 @@ fn reading_needs_a_grant_by_name_costs_one_get_per_output_and_keeps_sensitive_va
         .filter_map(|n| n.as_str().map(str::to_string))
         .collect();
     granted_names.sort();
+    // Every output's Secret, and the estate's head (a reader reads as of its commit).
     let mut expected: Vec<String> = names.iter().map(|n| secret_name(n)).collect();
+    expected.push("records-head".to_string());
     expected.sort();
     assert_eq!(granted_names, expected);
     let bindings = cluster.get_json(&["rolebindings", "-n", &records_ns]);
