@@ -429,7 +429,9 @@ impl Resource for OutputsResource {
             Block::new(
                 "Records this estate's outputs in the cluster, one Secret per output in namespace \
                  `tofu-records-<estate>`, for other estates to read with `terraform_estate_outputs`. \
-                 Import with the estate's name.",
+                 Each apply claims the estate's head (Secret `records-head`) first and commits it \
+                 last: readers see one apply's outputs whole, and a second apply writing the \
+                 estate at the same time is refused. Import with the estate's name.",
             )
             .attribute(Attribute::computed(
                 "id",

@@ -7,6 +7,8 @@
 //! - Restarts ([`restarts`]): 300 objects of 5 kinds (parallelism 10) while the API server
 //!   (SIGTERM, SIGKILL; 15 s down) or etcd (5 s) restarts at a random moment, with
 //!   `api_retry_timeout = "90s"`.
+//! - Restarts during waits and records ([`waits`]): kube-apiserver 15 s down during a Job's
+//!   20 s wait, a records write or a records read.
 //! - Neighbours ([`neighbours`]): two estates apply 200 ConfigMaps each into one namespace at
 //!   once (50 names both want, 50 server-named), then two states of one estate.
 //! - Records ([`records`]): two writers of one estate's 20 outputs, 5 rounds, and a reader.
@@ -22,6 +24,7 @@ mod plane;
 mod records;
 mod restarts;
 mod throttled;
+mod waits;
 
 use acceptance::Cluster;
 use plane::Plane;
@@ -90,6 +93,7 @@ fn main() {
     }
     let scenarios: Vec<Scenario> = restarts::scenarios()
         .into_iter()
+        .chain(waits::scenarios())
         .chain(neighbours::scenarios())
         .chain(records::scenarios())
         .chain(throttled::scenarios())
