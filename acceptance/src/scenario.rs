@@ -149,10 +149,11 @@ impl Estates {
         self.list(KINDS, Some(&selector(estate)))
     }
 
-    /// The Secrets in `estate`'s records namespace `tofu-records-<estate>`.
+    /// The output Secrets in `estate`'s records namespace `tofu-records-<estate>` (not its head).
     pub fn records(&self, estate: &str) -> Result<Vec<Value>, String> {
         let namespace = records_namespace(estate);
-        let out = self.kubectl(&["get", "secrets", "-n", &namespace, "-o", "json"])?;
+        let selector = "tofu-records/output=true";
+        let out = self.kubectl(&["get", "secrets", "-n", &namespace, "-l", selector, "-o", "json"])?;
         let list: Value =
             serde_json::from_str(&out.stdout).map_err(|e| format!("kubectl printed no JSON ({e}): {out}"))?;
         Ok(list["items"].as_array().cloned().unwrap_or_default())

@@ -23,17 +23,18 @@ fn parent_started() -> Option<SystemTime> {
     let parent = stat_field(&own, 4)?;
     let stat = std::fs::read_to_string(format!("/proc/{parent}/stat")).ok()?;
     let ticks: u64 = stat_field(&stat, 22)?.parse().ok()?;
-    let boot: u64 = std::fs::read_to_string("/proc/stat")
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("btime "))?
-        .trim()
-        .parse()
-        .ok()?;
     // SAFETY: sysconf has no preconditions.
     let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
-    let since_boot = Duration::from_millis(ticks.checked_mul(1000)? / per_second.max(1));
-    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(boot) + since_boot)
+    // The start is counted from boot. The uptime says how long ago that was to the hundredth of
+    // a second (`/proc/stat`'s boot time has whole seconds only).
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let since_start = uptime - ticks as f64 / per_second.max(1) as f64;
+    SystemTime::now().checked_sub(Duration::from_secs_f64(since_start.max(0.0)))
 }
 
 #[cfg(not(target_os = "linux"))]

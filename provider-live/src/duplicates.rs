@@ -3,16 +3,15 @@
 //! (which never uses server-side apply) takes such a configuration; server-side apply refuses
 //! it ("failed to create typed patch object ... duplicate entries for key"), every time.
 //!
-//! Detected by that refusal, so other objects cost no schema lookup. Then:
-//! - a create is a POST of the object as written;
-//! - an update is what server-side apply would make of the object with each key once (a dry
-//!   run: what the configuration dropped goes, other managers' fields stay, their conflicts are
-//!   refused as usual), with the later entries put back where the configuration has them, sent
-//!   as a PUT carrying the uid and resourceVersion the guard checked;
-//!
-//! both as field manager `tofu-live`, whose fields the write's `Update` entry then hands to its
-//! `Apply` entry ([`objects::claim_for_apply`]): the next apply, once the configuration holds
-//! each key once, owns them and replaces the entries with its one.
+//! Creates are POSTs anyway ([`objects::create_for_apply`]), which take such lists. An update
+//! is detected by that refusal, so other objects cost no schema lookup. It is then written as
+//! what server-side apply would make of the object with each key once (a dry run: what the
+//! configuration dropped goes, other managers' fields stay, their conflicts are refused as
+//! usual), with the later entries put back where the configuration has them, sent as a PUT
+//! carrying the uid and resourceVersion the guard checked, as field manager `tofu-live`, whose
+//! fields the write's `Update` entry then hands to its `Apply` entry ([`objects::hand_over`]):
+//! the next apply, once the configuration holds each key once, owns them and replaces the
+//! entries with its one.
 
 use kube::Client;
 use kube_estate::ApiError;
@@ -153,21 +152,17 @@ fn restore(object: &mut Json, twice: &Twice) {
 }
 
 /// Writes `body` as server-side apply by `manager` would, for an object whose keyed lists hold
-/// a key twice, which apply itself refused with `refusal`: created (`precondition` `None`), or
-/// updated from the object `precondition` names.
+/// a key twice, which apply itself refused with `refusal`: updated from the object
+/// `precondition` names. (A create is a POST, which takes such lists as they are.)
 pub async fn write(
     ctx: &Context,
     client: &Client,
     target: &Target,
     body: &Json,
     manager: &Manager<'_>,
-    precondition: Option<&Precondition>,
+    precondition: &Precondition,
     refusal: ApiError,
 ) -> Result<Json, ApiError> {
-    let Some(precondition) = precondition else {
-        let created = objects::post(client, target, body, manager.name).await?;
-        return hand_over(client, target, created, manager.name).await;
-    };
     let resource = &target.resource;
     let Some(schema) = ctx
         .openapi
@@ -190,32 +185,7 @@ pub async fn write(
         );
     }
     let replaced = objects::replace(client, target, &object, manager.name).await?;
-    hand_over(client, target, replaced, manager.name).await
-}
-
-/// How many times a hand-over is tried while the object keeps moving.
-const HAND_OVER_TRIES: usize = 5;
-
-/// Hands what the write set to `manager`'s apply ([`objects::claim_for_apply`]). The object's
-/// controller may write it right after (a Deployment's revision annotation, its status), which
-/// the hand-over's resourceVersion refuses: the object is read again, and the write's entry,
-/// still there, handed over from that.
-async fn hand_over(client: &Client, target: &Target, written: Json, manager: &str) -> Result<Json, ApiError> {
-    let mut object = written;
-    let mut tries = 1;
-    loop {
-        match objects::claim_for_apply(client, target, &object, manager, None).await {
-            Err(ApiError::Conflict { .. }) if tries < HAND_OVER_TRIES => {
-                tries += 1;
-                object = objects::get(client, target)
-                    .await?
-                    .ok_or_else(|| ApiError::NotFound {
-                        object: target.object_ref(),
-                    })?;
-            }
-            result => return result,
-        }
-    }
+    objects::hand_over(client, target, replaced, manager.name, None).await
 }
 
 #[cfg(test)]

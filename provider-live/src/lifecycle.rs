@@ -68,14 +68,15 @@ fn admit(
 
 /// The object's creation time, when it was created after this run of the engine began: not by
 /// an earlier run that stopped, whose objects are adopted, but by another apply running beside
-/// this one. Creation times have whole seconds, so one in the second the run began counts as
-/// before it. Unknown where the engine's start is (see [`plugin_runtime::engine_run`]).
+/// this one. Creation times have whole seconds, and the run's start is known to a few
+/// milliseconds: one in the second the run began, or the next, counts as before it. Unknown
+/// where the engine's start is (see [`plugin_runtime::engine_run`]).
 fn created_during_this_run(live: &Json) -> Option<String> {
     let started = plugin_runtime::engine_run::engine_started()?;
     let started = started.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
     let created = live.pointer("/metadata/creationTimestamp")?.as_str()?;
     let at = time::OffsetDateTime::parse(created, &time::format_description::well_known::Rfc3339).ok()?;
-    (at.unix_timestamp() > i64::try_from(started).ok()?).then(|| created.to_string())
+    (at.unix_timestamp() > i64::try_from(started).ok()? + 1).then(|| created.to_string())
 }
 
 /// A plan's look at the object (through the read cache): guarded against the refresh's
@@ -212,9 +213,11 @@ pub async fn guarded_apply(
         // Server-side apply refuses a keyed list holding a key twice; such objects are written
         // another way (see `duplicates`).
         applied = match applied {
-            Err(refusal) if refusal.is_duplicate_keys() => {
-                let (p, m) = (precondition.as_ref(), &manager);
-                duplicates::write(ctx, client, target, body, m, p, refusal).await
+            Err(refusal)
+                if refusal.is_duplicate_keys()
+                    && let Some(p) = precondition.as_ref() =>
+            {
+                duplicates::write(ctx, client, target, body, &manager, p, refusal).await
             }
             other => other,
         };

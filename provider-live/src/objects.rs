@@ -237,11 +237,11 @@ pub async fn create_for_apply(
 }
 
 /// The object `created` (by a POST of `body` as `manager`) with the fields `body` sets handed
-/// to `manager`'s server-side apply (see [`claim_for_apply`]), as an apply creating it would
-/// own them: the server's defaults stay nobody's, so another manager may take them over
-/// (`kubectl scale`) without a conflict. A later apply can remove what the configuration
-/// drops. Should that fail, the object stays as created: it exists, and only such removals
-/// are left to another manager's care.
+/// to `manager`'s server-side apply ([`hand_over`]), as an apply creating it would own them:
+/// the server's defaults stay nobody's, so another manager may take them over (`kubectl
+/// scale`) without a conflict. A later apply can remove what the configuration drops. Should
+/// that fail, the object stays as created: it exists, and only such removals are left to
+/// another manager's care.
 pub async fn handed_to_apply(
     client: &Client,
     target: &Target,
@@ -250,11 +250,40 @@ pub async fn handed_to_apply(
     manager: &str,
 ) -> Json {
     let named = Target::of(target.resource.clone(), &created);
-    match claim_for_apply(client, &named, &created, manager, Some(body)).await {
+    match hand_over(client, &named, created.clone(), manager, Some(body)).await {
         Ok(claimed) => claimed,
         Err(e) => {
             tracing::warn!("after creating {}: {e}", named.object_ref());
             created
+        }
+    }
+}
+
+/// How many times a hand-over is tried while the object keeps moving.
+const HAND_OVER_TRIES: usize = 5;
+
+/// Hands what a write by `manager` set (those of `body`'s fields, with `body`) to its apply
+/// ([`claim_for_apply`]). The object's controller may write it right after (a Deployment's
+/// revision annotation, its status), which the hand-over's resourceVersion refuses: the object
+/// is read again, and the write's entry, still there, handed over from that.
+pub async fn hand_over(
+    client: &Client,
+    target: &Target,
+    written: Json,
+    manager: &str,
+    body: Option<&Json>,
+) -> Result<Json, ApiError> {
+    let mut object = written;
+    let mut tries = 1;
+    loop {
+        match claim_for_apply(client, target, &object, manager, body).await {
+            Err(ApiError::Conflict { .. }) if tries < HAND_OVER_TRIES => {
+                tries += 1;
+                object = get(client, target).await?.ok_or_else(|| ApiError::NotFound {
+                    object: target.object_ref(),
+                })?;
+            }
+            result => return result,
         }
     }
 }
@@ -349,7 +378,10 @@ pub async fn claim_for_apply(
     };
     let mut entries = entries.clone();
     let mut entry = entries.remove(update);
-    if let (Some(body), Some(fields)) = (body, entry["fieldsV1"].as_object()) {
+    // Paths recorded in another version than the body's cannot be matched with it: the entry is
+    // handed over whole.
+    let same_version = |body: &&Json| body.get("apiVersion") == entry.get("apiVersion");
+    if let (Some(body), Some(fields)) = (body.filter(same_version), entry["fieldsV1"].as_object()) {
         entry["fieldsV1"] = Json::Object(crate::ownership::within(fields, body));
     }
     let applied = entries.iter_mut().find(|e| {

@@ -97,7 +97,7 @@ impl<'a> Call<'a> {
                 subresource: sub,
                 ..*info
             };
-            semantics::record_update(None, &mut obj, &info);
+            self.record_update(None, &mut obj, &info);
         }
         if self.custom.is_none() {
             admission::mutate_create(&self.rt, &mut obj, store, &self.namespace)?;
@@ -207,6 +207,16 @@ impl<'a> Call<'a> {
         semantics::record_update(Some(&stored), &mut updated, &info);
         meta::canonicalize(&mut updated);
         store.put(&resources::RESOURCEQUOTAS.key(), updated);
+    }
+
+    /// Records a write's `Update` entry in the version the request used, as kube-apiserver does
+    /// (an autoscaling/v1 write of an HPA stored as v2 records v1 paths): `old` and `new` are
+    /// stored objects.
+    fn record_update(&self, old: Option<&Value>, new: &mut Value, info: &WriteInfo) {
+        let old = old.map(|o| kinds::to_version(&self.rt, &self.version, o));
+        let mut view = kinds::to_version(&self.rt, &self.version, new);
+        semantics::record_update(old.as_ref(), &mut view, info);
+        new["metadata"]["managedFields"] = view["metadata"]["managedFields"].take();
     }
 
     /// Controllers and persistence that follow a committed write.
@@ -329,7 +339,7 @@ impl<'a> Call<'a> {
             if let Some(given) = given {
                 base["metadata"]["managedFields"] = given;
             }
-            semantics::record_update(Some(&base), &mut new, &info);
+            self.record_update(Some(&base), &mut new, &info);
         }
         // The strategy and the allocators act after the field manager: what they change is
         // not the writer's.
