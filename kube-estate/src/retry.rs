@@ -320,9 +320,10 @@ fn classify(error: &kube::Error) -> (Attempt, bool) {
                 _ if crate::typed_patch::refusal(status.code, &status.message).is_some() => Attempt::Final,
                 // A webhook the server could not call: the server answered, and will again.
                 _ if crate::api_error::failed_webhook(&status.message).is_some() => Attempt::Final,
-                // A refusal the API server made because etcd did not answer (an allocation of a
-                // Service's cluster IP while etcd restarts is a 422 with its gRPC error): not
-                // the object's fault, and nothing was stored.
+                // A refusal the API server made because etcd, or the server itself, did not
+                // answer (an allocation of a Service's cluster IP while etcd restarts is a 422
+                // with its gRPC error; while the server shuts down, one with its own loopback
+                // connection refused): not the object's fault, and nothing was stored.
                 _ if status.code < 500 && storage_unavailable(&status.message) => Attempt::NotProcessed(None),
                 429 => Attempt::NotProcessed(hint),
                 500..=599 => Attempt::Unknown(hint),
@@ -341,7 +342,9 @@ fn classify(error: &kube::Error) -> (Attempt, bool) {
 }
 
 /// Whether a refusal's message is etcd's gRPC "unavailable" (`rpc error: code = Unavailable`)
-/// or one of its leader and timeout errors, which kube-apiserver passes on inside a 422 or 500.
+/// or one of its leader and timeout errors, which kube-apiserver passes on inside a 422 or 500,
+/// or a connection the server could not make to itself (`dial tcp …: connect: connection
+/// refused`, an IP allocation while it shuts down).
 fn storage_unavailable(message: &str) -> bool {
     [
         "rpc error: code = Unavailable",
@@ -350,6 +353,7 @@ fn storage_unavailable(message: &str) -> bool {
     ]
     .iter()
     .any(|m| message.contains(m))
+        || (message.contains("dial tcp") && message.contains("connect: connection refused"))
 }
 
 /// How a request's connection failed.
@@ -706,13 +710,20 @@ mod tests {
     }
 
     #[test]
-    fn etcd_unavailable_inside_a_refusal_is_tried_again() {
+    fn etcd_or_the_server_unavailable_inside_a_refusal_is_tried_again() {
         let refusal = |code: u16, message: &str| {
             kube::Error::Api(Status::failure(message, "Invalid").with_code(code).boxed())
         };
         let allocation = "Service \"ns/web\" is invalid: spec.clusterIPs: Invalid value: [\"\"]: failed to \
                           allocate IP: rpc error: code = Unavailable desc = error reading from server: EOF";
         assert_eq!(classify(&refusal(422, allocation)).0, Attempt::NotProcessed(None));
+        let shutting_down = "Service \"ns/web\" is invalid: spec.clusterIPs: Invalid value: [\"\"]: failed \
+                             to allocate IP: Post \"https://127.0.0.1:6443/apis/networking.k8s.io/v1/ipaddresses\": \
+                             dial tcp 127.0.0.1:6443: connect: connection refused";
+        assert_eq!(
+            classify(&refusal(422, shutting_down)).0,
+            Attempt::NotProcessed(None)
+        );
         assert_eq!(
             classify(&refusal(422, "spec.ports: Required value")).0,
             Attempt::Final
