@@ -216,7 +216,15 @@ impl<'a> Call<'a> {
         let old = old.map(|o| kinds::to_version(&self.rt, &self.version, o));
         let mut view = kinds::to_version(&self.rt, &self.version, new);
         semantics::record_update(old.as_ref(), &mut view, info);
-        new["metadata"]["managedFields"] = view["metadata"]["managedFields"].take();
+        let recorded = view["metadata"]
+            .as_object_mut()
+            .and_then(|m| m.remove("managedFields"));
+        if let Some(meta) = new["metadata"].as_object_mut() {
+            match recorded {
+                Some(entries) => meta.insert("managedFields".into(), entries),
+                None => meta.remove("managedFields"),
+            };
+        }
     }
 
     /// Controllers and persistence that follow a committed write.
