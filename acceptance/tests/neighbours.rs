@@ -102,19 +102,6 @@ fn two_estates_in_one_namespace_never_touch_each_others_objects() {
     assert_eq!(n.objects(), Vec::new(), "left over");
 }
 
-/// Names in side `i`'s state of the ConfigMaps it manages.
-fn names_in_state(n: &Neighbours, i: usize) -> BTreeSet<String> {
-    n.dirs[i]
-        .state_instances()
-        .values()
-        .filter_map(|s| {
-            s.stored["attributes"]["metadata"][0]["name"]
-                .as_str()
-                .map(str::to_string)
-        })
-        .collect()
-}
-
 /// The same with two workspaces of one estate (a user's mistake): what one creates while the
 /// other runs is refused by the other, saying two states claim one estate, and a destroy of
 /// either never deletes what the other created.
@@ -130,7 +117,7 @@ fn two_states_of_one_estate_are_told_so_and_never_delete_each_others_objects() {
         SIZES.shared + SIZES.own + 2 * SIZES.generated,
         "each name once, and each state's generated objects"
     );
-    let states = [names_in_state(&n, 0), names_in_state(&n, 1)];
+    let states = [n.names_in_state(0), n.names_in_state(1)];
     let refusals: usize = applied
         .iter()
         .map(|out| {

@@ -26,7 +26,10 @@ mod restarts;
 mod throttled;
 mod waits;
 
-use acceptance::Cluster;
+use std::time::{Duration, Instant};
+
+use acceptance::hcl::LiveDir;
+use acceptance::{Cluster, EngineOutput};
 use plane::Plane;
 use provider_mirror::paths::workspace_root;
 
@@ -55,6 +58,31 @@ impl Tally {
         }
     }
 
+    /// Runs `apply` with `during` beside it (timed), then again, up to 4 applies in all, until
+    /// one succeeds, and a plan of `work` after it: counted as first-run, re-run or never.
+    fn converge(&mut self, work: &LiveDir, apply: impl Fn() -> EngineOutput + Sync, during: impl FnOnce()) {
+        let started = Instant::now();
+        let first = std::thread::scope(|scope| {
+            let applying = scope.spawn(&apply);
+            during();
+            applying.join().expect("the apply")
+        });
+        self.seconds.push(started.elapsed().as_secs_f64());
+        let mut converged = first.success();
+        if converged {
+            self.first += 1;
+        } else {
+            self.error(&first.stderr);
+            if (1..TRIES).any(|_| apply().success()) {
+                converged = true;
+                self.rerun += 1;
+            }
+        }
+        if !converged || work.plan_exit().code != 0 {
+            self.never += 1;
+        }
+    }
+
     fn row(&self, name: &str) -> String {
         let seconds = self
             .seconds
@@ -72,6 +100,18 @@ impl Tally {
             self.first, self.runs, self.rerun, self.never, self.duplicates, self.left, self.lost
         )
     }
+}
+
+/// How many applies a run makes before it counts as never converged.
+const TRIES: usize = 4;
+
+/// A moment `from` plus up to `span` into a run, drawn from the clock.
+fn moment(from: Duration, span: Duration) -> Duration {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let span = u64::try_from(span.as_millis()).unwrap_or(u64::MAX).max(1);
+    from + Duration::from_millis(u64::from(nanos) % span)
 }
 
 /// One scenario: its name and how a run of it goes on `cluster`, restarted through `plane`.

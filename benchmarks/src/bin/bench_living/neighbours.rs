@@ -77,18 +77,7 @@ fn two_states(cluster: &Cluster, _: &Plane, tally: &mut Tally) {
     let started = Instant::now();
     let applied = n.apply_both();
     tally.seconds.push(started.elapsed().as_secs_f64());
-    let names = |i: usize| -> BTreeSet<String> {
-        n.dirs[i]
-            .state_instances()
-            .values()
-            .filter_map(|s| {
-                s.stored["attributes"]["metadata"][0]["name"]
-                    .as_str()
-                    .map(str::to_string)
-            })
-            .collect()
-    };
-    let states = [names(0), names(1)];
+    let states = [n.names_in_state(0), n.names_in_state(1)];
     let told = applied
         .iter()
         .all(|out| out.success() || flat(out).contains("Two states claim one estate"));

@@ -4,13 +4,13 @@
 //! destroy. [`many`] is that apply, for other scenarios too.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, quote, unique_name};
 
 use crate::plane::Plane;
-use crate::{Scenario, Tally};
+use crate::{Scenario, TRIES, Tally, moment};
 
 /// Objects per kind: 300 in all.
 const KINDS: [(&str, usize); 5] = [
@@ -20,7 +20,6 @@ const KINDS: [(&str, usize); 5] = [
     ("service", 40),
     ("deployment", 20),
 ];
-const TRIES: usize = 4;
 const RETRY_TIMEOUT: &str = "90s";
 
 pub fn scenarios() -> Vec<Scenario> {
@@ -44,11 +43,7 @@ pub fn scenarios() -> Vec<Scenario> {
 }
 
 fn restarted(cluster: &Cluster, plane: &Plane, tally: &mut Tally, part: &str, kill: bool, down: u32) {
-    // A moment 1-4 s into the apply, drawn from the clock.
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let at = Duration::from_millis(1000 + u64::from(nanos % 3000));
+    let at = moment(Duration::from_secs(1), Duration::from_secs(3));
     let settings = format!("  api_retry_timeout = {}", quote(RETRY_TIMEOUT));
     many(cluster, cluster.kubeconfig(), &settings, tally, || {
         std::thread::sleep(at);
@@ -101,37 +96,12 @@ fn apply(work: &LiveDir) -> acceptance::EngineOutput {
 
 /// The 300 objects applied through `kubeconfig` with the provider `settings`, `during` running
 /// beside the first apply; then re-runs, a plan and a destroy, counted in `tally`.
-pub fn many(
-    cluster: &Cluster,
-    kubeconfig: &Path,
-    settings: &str,
-    tally: &mut Tally,
-    during: impl FnOnce() + Send,
-) {
+pub fn many(cluster: &Cluster, kubeconfig: &Path, settings: &str, tally: &mut Tally, during: impl FnOnce()) {
     let estate = unique_name("living");
     let ns = unique_name("living");
     let work = LiveDir::with_settings(&estate, kubeconfig, settings);
     work.write(&configuration(&ns));
-    let started = Instant::now();
-    let first = std::thread::scope(|scope| {
-        let applying = scope.spawn(|| apply(&work));
-        during();
-        applying.join().expect("the apply")
-    });
-    tally.seconds.push(started.elapsed().as_secs_f64());
-    let mut converged = first.success();
-    if converged {
-        tally.first += 1;
-    } else {
-        tally.error(&first.stderr);
-        if (1..TRIES).any(|_| apply(&work).success()) {
-            converged = true;
-            tally.rerun += 1;
-        }
-    }
-    if !converged || work.plan_exit().code != 0 {
-        tally.never += 1;
-    }
+    tally.converge(&work, || apply(&work), during);
     let expected: usize = KINDS.iter().map(|(_, n)| n).sum();
     tally.duplicates += labelled(cluster, &ns, &estate).saturating_sub(expected);
     work.write("");

@@ -3,16 +3,15 @@
 //! estate's outputs, while kube-apiserver is stopped for 15 s at a moment 1-25 s into it: the
 //! read, the Job's wait or the records' write. Up to 4 applies, a plan, a destroy.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, quote, unique_name};
 
 use crate::plane::Plane;
-use crate::{Scenario, Tally};
+use crate::{Scenario, TRIES, Tally, moment};
 
 const OUTPUTS: usize = 20;
-const TRIES: usize = 4;
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![Scenario {
@@ -95,31 +94,15 @@ fn restarted(cluster: &Cluster, plane: &Plane, tally: &mut Tally) {
         text.replace("  config_path = ", &format!("{settings}\n  config_path = ")),
     )
     .expect("main.tf");
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let at = Duration::from_millis(1000 + u64::from(nanos % 24_000));
-    let started = Instant::now();
-    let first = std::thread::scope(|scope| {
-        let applying = scope.spawn(|| apply(&work));
-        std::thread::sleep(at);
-        let _ = plane.restart("kube-apiserver", false, 15).wait();
-        applying.join().expect("the apply")
-    });
-    tally.seconds.push(started.elapsed().as_secs_f64());
-    let mut converged = first.success();
-    if converged {
-        tally.first += 1;
-    } else {
-        tally.error(&first.stderr);
-        if (1..TRIES).any(|_| apply(&work).success()) {
-            converged = true;
-            tally.rerun += 1;
-        }
-    }
-    if !converged || work.plan_exit().code != 0 {
-        tally.never += 1;
-    }
+    let at = moment(Duration::from_secs(1), Duration::from_secs(24));
+    tally.converge(
+        &work,
+        || apply(&work),
+        || {
+            std::thread::sleep(at);
+            let _ = plane.restart("kube-apiserver", false, 15).wait();
+        },
+    );
     let records = format!("tofu-records-{estate}");
     tally.duplicates += count(cluster, "jobs", &ns, &estate).saturating_sub(1);
     // The outputs, and the head.
