@@ -8,7 +8,8 @@
 //! with exactly the configured objects: no duplicate, no unlabelled or extra labelled object.
 //! With the server gone mid-apply, the apply fails within its timeout with one error per failed
 //! request naming the cause, and the next apply converges; the object a lost create left is
-//! adopted, never doubled, and an object no state records is found with `terraform query`. Each
+//! adopted, never doubled, and an object no state records is found with `terraform query`. A
+//! records write cut off after its claim leaves no claim that refuses the next apply. Each
 //! test prints the faults injected and the requests sent again.
 
 use std::fs;
@@ -230,6 +231,31 @@ fn a_server_gone_mid_apply_fails_clearly_and_the_next_apply_converges() {
         found[0].contains(&format!("{}/{forgotten}", flaky.ns)),
         "the orphan is not {forgotten}: {found:#?}"
     );
+}
+
+#[test]
+fn a_records_write_cut_off_after_its_claim_lets_the_next_apply_write_at_once() {
+    // The apply claims the estate's records head, and the server is gone before it can write
+    // the outputs or take the claim back. The next apply, on this machine once that run has
+    // ended, is not refused as "another apply" while the claim would still hold by time.
+    let cluster = Cluster::start();
+    let flaky = Flaky::start(
+        &cluster,
+        "claimed",
+        GENERATED,
+        FaultPlan {
+            down_after_write_holding: Some("tofu-records/writing"),
+            ..FaultPlan::none(11)
+        },
+    );
+    let out = flaky.apply("create, server gone after the claim");
+    assert!(!out.success(), "the apply succeeded with the server gone:\n{out}");
+    assert!(flaky.proxy.is_down(), "the claim was never written:\n{out}");
+    flaky.proxy.start_again();
+    apply_ok(&flaky, "create, server back within the claim's minute");
+    exactly_the_configured_objects(&flaky);
+    plan_empty(&flaky, "after the server came back");
+    destroy_ok(&flaky);
 }
 
 /// The query of the README: the estate's objects of `type_name` in `ns` that the state in

@@ -5,7 +5,8 @@
 //! 5xx), breaks their connection before forwarding them, or forwards a write and then loses the
 //! answer (a broken connection, or a gateway's 504). Rates are per request and drawn from a
 //! seeded generator. The proxy can also go down altogether (connections refused), right after it
-//! forwarded a chosen `generateName` create and lost its answer, and come back on the same port.
+//! forwarded a chosen `generateName` create, or a write holding a chosen text, and lost its
+//! answer, and come back on the same port.
 //! It counts what it did ([`FaultReport`]).
 //!
 //! A bearer token written `<token>~<unix seconds>` expires then, as a short-lived credential
@@ -90,6 +91,9 @@ pub struct FaultPlan {
     /// After forwarding this many `generateName` creates, the last one's answer is lost and the
     /// proxy goes down (connections refused) until [`FaultProxy::start_again`]; once.
     pub down_after_generated: Option<u32>,
+    /// The first write whose body holds this text is forwarded, its answer lost, and the proxy
+    /// goes down (connections refused) until [`FaultProxy::start_again`]; once.
+    pub down_after_write_holding: Option<&'static str>,
 }
 
 impl FaultPlan {
@@ -102,6 +106,7 @@ impl FaultPlan {
             scope: Scope::Every,
             latency: Duration::ZERO,
             down_after_generated: None,
+            down_after_write_holding: None,
         }
     }
 }
@@ -183,6 +188,8 @@ struct Shared {
     /// `generateName` creates forwarded, for `down_after_generated`.
     generated: Mutex<u32>,
     down: watch::Sender<bool>,
+    /// `down_after_write_holding` went down already.
+    written_down: std::sync::atomic::AtomicBool,
 }
 
 /// A running proxy; dropping it stops it.
@@ -218,6 +225,7 @@ impl FaultProxy {
             compaction_due: Mutex::new(true),
             generated: Mutex::new(0),
             down: watch::channel(false).0,
+            written_down: std::sync::atomic::AtomicBool::new(false),
         });
         let listener = runtime
             .block_on(TcpListener::bind("127.0.0.1:0"))
@@ -434,6 +442,11 @@ async fn handle(
         }
         _ => {}
     }
+    let cut_off = write
+        && shared
+            .plan
+            .down_after_write_holding
+            .is_some_and(|text| body.windows(text.len()).any(|w| w == text.as_bytes()));
     tokio::time::sleep(latency).await;
     let answer = forward(&shared.upstream, parts, body).await;
     let mut fault = fault;
@@ -447,6 +460,14 @@ async fn handle(
         let mut report = shared.report.lock().expect("report lock");
         report.generated += 1;
         report.generated_lost += u64::from(fault.is_some_and(Fault::after));
+    }
+    if cut_off
+        && !shared
+            .written_down
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+    {
+        shared.down.send_replace(true);
+        fault = Some(Fault::ResetAfter);
     }
     match fault {
         Some(Fault::ResetAfter) => Err(reset(fd)),

@@ -22,13 +22,15 @@ pub use crate::record::HEAD_SECRET;
 use crate::record::{APPLIED_AT_ANNOTATION, RecordError, Recorded, SERIAL_ANNOTATION, Stamp};
 use crate::store::Store;
 
-/// The claim of the apply writing: `<serial> <token> <since, RFC 3339>`.
+/// The claim of the apply writing: `<serial> <token> <since, RFC 3339>[ <engine run>]`.
 const CLAIM_ANNOTATION: &str = "tofu-records/writing";
 /// On an output Secret: the serial of the apply that removed the output (it is deleted once
 /// that apply committed).
 pub const REMOVED_ANNOTATION: &str = "tofu-records/removed-at";
 /// How long a claim holds without its commit: an apply stopped while writing leaves its
-/// claim, and the next one may write after this. A write of records takes seconds.
+/// claim, and the next one may write after this. A write of records takes seconds. A claim
+/// whose engine run is known to have ended (on this machine) lapses at once: an apply that
+/// failed because the server went away could not take its claim back.
 const CLAIM_LAPSES: Duration = Duration::from_secs(60);
 
 /// What the head says.
@@ -45,6 +47,8 @@ pub struct Claim {
     pub serial: u64,
     token: String,
     since: String,
+    /// The engine run that claimed ([`plugin_runtime::engine_run::engine_run_id`]).
+    run: Option<String>,
 }
 
 impl Claim {
@@ -53,6 +57,7 @@ impl Claim {
             serial,
             token: format!("{:016x}", fastrand::u64(..)),
             since: since.to_string(),
+            run: plugin_runtime::engine_run::engine_run_id(),
         }
     }
 
@@ -61,7 +66,13 @@ impl Claim {
             serial: self.serial,
             applied_at: self.since.clone(),
         };
-        stamp.age(now).map_or(true, |age| age > CLAIM_LAPSES)
+        let ended = || {
+            self.run
+                .as_deref()
+                .and_then(plugin_runtime::engine_run::has_ended)
+                == Some(true)
+        };
+        stamp.age(now).map_or(true, |age| age > CLAIM_LAPSES) || ended()
     }
 }
 
@@ -95,6 +106,7 @@ impl Head {
                         serial,
                         token: token.to_string(),
                         since: since.to_string(),
+                        run: parts.next().map(str::to_string),
                     }),
                     _ => return Err(fail(format!("annotation {CLAIM_ANNOTATION} is not a claim"))),
                 }
@@ -110,7 +122,10 @@ impl Head {
             annotations.insert(APPLIED_AT_ANNOTATION.to_string(), stamp.applied_at.clone());
         }
         if let Some(c) = &self.claim {
-            let text = format!("{} {} {}", c.serial, c.token, c.since);
+            let mut text = format!("{} {} {}", c.serial, c.token, c.since);
+            if let Some(run) = &c.run {
+                text = format!("{text} {run}");
+            }
             annotations.insert(CLAIM_ANNOTATION.to_string(), text);
         }
         Secret {
@@ -215,7 +230,8 @@ impl From<WriteError> for Diagnostic {
                      Two states claim one estate: two workspaces, or two copies of one \
                      configuration, name the same `estate`. Give each its own (for example \
                      `estate = \"<name>-${{terraform.workspace}}\"`). If that apply was stopped \
-                     instead, its claim lapses {} s after it started; apply again then.",
+                     instead, its claim lapses {} s after it started (at once where it ran on \
+                     this machine); apply again then.",
                     claim.serial,
                     claim.since,
                     estate.records_namespace(),
@@ -262,9 +278,15 @@ pub async fn claim(
     .to_secret(estate);
     match store.put_exact(&want, live.as_ref()).await {
         Ok(head) => Ok(Claimed { head, claim }),
-        // Another apply claimed it between our read and our write.
+        // Another apply claimed it between our read and our write, or our own write landed
+        // and its answer was lost.
         Err(ApiError::Conflict { .. } | ApiError::AlreadyExists { .. }) => {
-            let (now_head, _) = read(store).await?;
+            let (now_head, now_live) = read(store).await?;
+            if let Some(head) =
+                now_live.filter(|_| now_head.claim.as_ref().is_some_and(|c| c.token == claim.token))
+            {
+                return Ok(Claimed { head, claim });
+            }
             Err(WriteError::Busy {
                 estate: estate.clone(),
                 claim: now_head.claim.unwrap_or(claim),
@@ -382,5 +404,25 @@ mod tests {
             |s: &str| time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).unwrap();
         assert!(!claim.lapsed(at("2026-12-06T00:00:59Z")));
         assert!(claim.lapsed(at("2026-12-06T00:01:01Z")));
+    }
+
+    #[test]
+    fn a_claim_names_its_run_and_one_elsewhere_lapses_by_time_only() {
+        let since = "2026-12-06T00:00:00Z";
+        let at = time::OffsetDateTime::parse(since, &time::format_description::well_known::Rfc3339).unwrap();
+        // Outside an engine (no handshake cookie) a claim names no run.
+        let claim = Claim::new(3, since);
+        assert_eq!(claim.run, None);
+        let secret = Head {
+            committed: None,
+            claim: Some(Claim {
+                run: Some("0123456789abcdef.1.2".to_string()),
+                ..claim
+            }),
+        }
+        .to_secret(&Estate::parse("shop").unwrap());
+        let read = Head::of(&secret).unwrap().claim.unwrap();
+        assert_eq!(read.run.as_deref(), Some("0123456789abcdef.1.2"));
+        assert!(!read.lapsed(at), "a run on another machine holds its claim");
     }
 }
