@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::{Cluster, Engine, EngineOutput};
+use crate::{Cluster, Engine, EngineOutput, mirror};
 
 /// The `terraform` block declaring provider-live under the local name `kubernetes`, and its
 /// provider block for `estate` on the cluster of `kubeconfig`.
@@ -20,6 +20,24 @@ pub fn live_provider(estate: &str, kubeconfig: &Path) -> String {
         quote(estate),
         quote(&kubeconfig.to_string_lossy())
     )
+}
+
+/// The `terraform` block declaring every published address ([`mirror::PROVIDERS`]) under its
+/// local name (`kubernetes`, `kubectl`, `records`), the sources prefixed with `host` (e.g.
+/// `localhost:8443/`), or short (`choudoufu/live`) without.
+pub fn required_providers(host: &str) -> String {
+    let lines: String = mirror::PROVIDERS
+        .iter()
+        .map(|a| {
+            format!(
+                "    {} = {{ source = \"{host}{}/{}\" }}\n",
+                a.local_name,
+                mirror::NAMESPACE,
+                a.type_name
+            )
+        })
+        .collect();
+    format!("terraform {{\n  required_providers {{\n{lines}  }}\n}}\n")
 }
 
 /// A resource's `metadata` block naming `name` in namespace `ns`.
@@ -153,6 +171,23 @@ impl LiveDir {
         let provider = live_provider(estate, kubeconfig);
         let block = provider.trim_end().strip_suffix('}').expect("a provider block");
         LiveDir::with_providers(format!("{block}{settings}\n}}\n"))
+    }
+
+    /// A folder whose configuration declares provider-live as the kubectl providers' users do:
+    /// `kubectl = { source = "choudoufu/kubectl" }`, its `provider "kubectl"` block naming the
+    /// estate (plus `settings`, HCL attribute lines), so `kubectl_*` types need no `provider`
+    /// argument.
+    pub fn as_kubectl(estate: &str, kubeconfig: &Path, settings: &str) -> LiveDir {
+        let live = live_provider(estate, kubeconfig);
+        let block = live.trim_end().strip_suffix('}').expect("a provider block");
+        LiveDir::with_providers(
+            format!("{block}{settings}\n}}\n")
+                .replace(
+                    "kubernetes = {\n      source = \"choudoufu/live\"",
+                    "kubectl = {\n      source = \"choudoufu/kubectl\"",
+                )
+                .replace("provider \"kubernetes\"", "provider \"kubectl\""),
+        )
     }
 
     /// [`LiveDir::new`] with choudoufu/records beside provider-live (local name `records`, the

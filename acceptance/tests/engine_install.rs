@@ -1,12 +1,15 @@
 //! Installation with the real engine, as a user does it: `terraform init` installs both providers
 //! from the project's filesystem mirror (hashes recorded in the lock file, no dev_overrides),
 //! `validate` and `providers schema -json` see both providers' schemas, and a bad `estate` fails
-//! `validate` with an error pointing at that attribute.
+//! `validate` with an error pointing at that attribute. provider-live's second address,
+//! `choudoufu/kubectl`, installs beside `choudoufu/live` without a warning and takes the kubectl
+//! providers' provider block.
 
 use std::fs;
 use std::path::Path;
 
-use acceptance::{Engine, engine_info, mirror, paths};
+use acceptance::hcl::{quote, required_providers, unique_name};
+use acceptance::{Cluster, Engine, EngineOutput, engine_info, mirror, paths};
 
 /// A fresh working copy of `examples/providers` with `estate = "example"` replaced by `estate`.
 fn workdir_with_estate(estate: &str) -> tempfile::TempDir {
@@ -60,16 +63,27 @@ fn init_installs_both_providers_from_the_mirror_and_locks_their_hashes() {
         "installed through dev_overrides:\n{out}"
     );
 
-    let lock = fs::read_to_string(dir.path().join(".terraform.lock.hcl")).expect("init writes the lock file");
+    assert_locked_from_the_mirror(dir.path(), &["live", "records"]);
+
+    // A second init in the same directory checks the installed packages against the lock file.
+    let again = engine.init();
+    assert!(again.success(), "second init failed:\n{again}");
+}
+
+/// The lock file in `dir` holds each of `types` at this version with the hash of the mirror's
+/// archive: the engine checked what it installed.
+fn assert_locked_from_the_mirror(dir: &Path, types: &[&str]) {
+    let lock = fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("init writes the lock file");
     let mirror_dir = paths::dist_dir().join("mirror");
     let host = engine_info().registry_host();
-    for type_name in mirror::PROVIDER_TYPES {
+    for type_name in types {
         let block = lock_block(&lock, &engine_info().provider_address(type_name));
+        // Aligned with `constraints` when the configuration has one, so spaces vary.
+        let flat = block.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            block.contains(&format!("version     = \"{}\"", mirror::VERSION)),
+            flat.contains(&format!("version = \"{}\"", mirror::VERSION)),
             "{block}"
         );
-        // The locked hash is that of the mirror's archive: the engine checked what it installed.
         let archive = mirror::archive_path(&mirror_dir, host, type_name).expect("archive path");
         let h1 = mirror::archive_h1(&archive).expect("hash of the mirror's archive");
         assert!(
@@ -78,10 +92,68 @@ fn init_installs_both_providers_from_the_mirror_and_locks_their_hashes() {
             archive.display()
         );
     }
+}
 
-    // A second init in the same directory checks the installed packages against the lock file.
-    let again = engine.init();
-    assert!(again.success(), "second init failed:\n{again}");
+/// The summaries of the warnings the engine printed but the one a filesystem mirror always
+/// brings (its lock file holds this platform's hashes only).
+fn warnings(output: &EngineOutput) -> Vec<String> {
+    let text = output.combined();
+    // Without colour a diagnostic starts `Warning: `, boxed in `│ ` otherwise.
+    let lines = text.lines().map(|l| l.trim_start_matches(['│', ' ']));
+    let summaries = lines.filter_map(|l| l.strip_prefix("Warning: "));
+    summaries
+        .filter(|s| *s != "Incomplete lock file information for providers")
+        .map(str::to_string)
+        .collect()
+}
+
+/// A configuration of the kubectl providers after its switch: `kubectl = { source =
+/// "choudoufu/kubectl" }` beside `choudoufu/live` and `choudoufu/records`, its provider block with
+/// the kubectl providers' own attributes and `estate`. `init` installs every address from the
+/// mirror with no warning (two addresses, not one under two local names) and locks each;
+/// `validate` passes without a warning; `plan` connects through the block and plans a
+/// `kubernetes_config_map_v1` with `provider = kubectl` under the kubectl address.
+#[test]
+fn the_kubectl_address_installs_beside_live_and_takes_the_kubectl_providers_block() {
+    let cluster = Cluster::start();
+    let estate = unique_name("kubectl");
+    let main = format!(
+        "{}\nprovider \"kubectl\" {{\n  estate            = {}\n  apply_retry_count = 2\n  \
+         load_config_file  = true\n  lazy_load         = false\n  config_path       = {}\n}}\n\n\
+         resource \"kubernetes_config_map_v1\" \"switched\" {{\n  provider = kubectl\n  metadata {{\n    \
+         name      = {}\n    namespace = \"default\"\n  }}\n  data = {{ from = \"kubectl\" }}\n}}\n",
+        required_providers(""),
+        quote(&estate),
+        quote(&cluster.kubeconfig().to_string_lossy()),
+        quote(&estate),
+    );
+    let dir = tempfile::tempdir().expect("temporary working directory");
+    fs::write(dir.path().join("main.tf"), main).expect("write main.tf");
+    let engine = Engine::new(dir.path());
+    let init = engine.init();
+    assert!(init.success(), "init failed:\n{init}");
+    assert_eq!(warnings(&init), Vec::<String>::new(), "init warned:\n{init}");
+    assert_locked_from_the_mirror(dir.path(), &mirror::PROVIDER_TYPES);
+
+    let validate = engine.run(&["validate"]);
+    assert!(validate.success(), "validate failed:\n{validate}");
+    assert_eq!(
+        warnings(&validate),
+        Vec::<String>::new(),
+        "validate warned:\n{validate}"
+    );
+
+    let (plan, summary) = engine.plan_json(&[]);
+    assert!(plan.success(), "plan failed:\n{plan}");
+    let summary = summary.expect("a saved plan");
+    assert_eq!(summary.count("create"), 1, "{:?}", summary.changes);
+    let change = &summary.raw["resource_changes"][0];
+    assert_eq!(change["address"], "kubernetes_config_map_v1.switched");
+    assert_eq!(
+        change["provider_name"],
+        engine_info().provider_address("kubectl"),
+        "planned by the kubectl address"
+    );
 }
 
 #[test]

@@ -7,9 +7,12 @@
 //! plan is empty. With state, a connection unknown again plans no change for what did not
 //! change (warned: not refreshed), a create planned that way is refused at apply when another
 //! estate's object appeared meanwhile, and a data source says how to wait for the connection.
+//!
+//! The kubectl providers' way, `lazy_load = true` (under `choudoufu/kubectl`): a kubeconfig that
+//! does not exist yet plans without the cluster; once it exists, the saved plan applies.
 
 use acceptance::cluster::Credentials;
-use acceptance::hcl::{quote, unique_name};
+use acceptance::hcl::{quote, required_providers, unique_name};
 use acceptance::{Cluster, Engine};
 
 /// The configuration: the two stand-ins, both provider blocks connecting through them, and
@@ -279,4 +282,49 @@ resource "kubernetes_config_map_v1" "late" {
         &format!("tofu-records-{estate}"),
         "--wait=false",
     ]);
+}
+
+/// `lazy_load = true` and a `config_path` whose file the cluster's creation writes later: the
+/// plan is made without the cluster (with `lazy_load = false` it fails naming the file), and
+/// applies once the file is there.
+#[test]
+fn lazy_load_plans_before_the_kubeconfig_exists() {
+    let cluster = Cluster::start();
+    let estate = unique_name("lazy");
+    let dir = tempfile::tempdir().expect("a working folder");
+    let kubeconfig = dir.path().join("created-later").join("kubeconfig");
+    let write = |lazy: bool| {
+        let main = format!(
+            "{}\nprovider \"kubectl\" {{\n  estate      = {}\n  lazy_load   = {lazy}\n  \
+             config_path = {}\n}}\n\nresource \"kubernetes_config_map_v1\" \"lazy\" {{\n  \
+             provider = kubectl\n  metadata {{\n    name      = {}\n    namespace = \"default\"\n  }}\n}}\n",
+            required_providers(""),
+            quote(&estate),
+            quote(&kubeconfig.to_string_lossy()),
+            quote(&estate),
+        );
+        std::fs::write(dir.path().join("main.tf"), main).expect("main.tf")
+    };
+    let engine = Engine::new(dir.path());
+    write(false);
+    let init = engine.init();
+    assert!(init.success(), "init:\n{init}");
+    let strict = engine.run(&["plan", "-input=false"]);
+    assert!(!strict.success(), "planned without a kubeconfig:\n{strict}");
+    assert!(strict.flat().contains("Kubeconfig file not found"), "{strict}");
+
+    write(true);
+    let plan = engine.run(&["plan", "-input=false", "-out=lazy.tfplan"]);
+    assert!(plan.success(), "the plan before the kubeconfig exists:\n{plan}");
+    assert!(
+        plan.flat().contains("Plan: 1 to add, 0 to change, 0 to destroy"),
+        "{plan}"
+    );
+
+    std::fs::create_dir_all(kubeconfig.parent().expect("a folder")).expect("create its folder");
+    std::fs::copy(cluster.kubeconfig(), &kubeconfig).expect("write the kubeconfig");
+    let apply = engine.run(&["apply", "-input=false", "lazy.tfplan"]);
+    assert!(apply.success(), "apply once the kubeconfig exists:\n{apply}");
+    let object = cluster.get_json(&["configmap", &estate, "-n", "default"]);
+    assert_eq!(object["metadata"]["labels"]["tofu-estate"], estate.as_str());
 }

@@ -40,16 +40,46 @@ pub enum ConnectError {
     NoHost,
     #[error("no Kubernetes connection is configured, and KUBECONFIG / ~/.kube/config cannot be read")]
     NoConfiguration,
+    #[error("load_config_file is false and the provider block names no host")]
+    KubeconfigOff,
     #[error("cannot build the Kubernetes client: {0}")]
     Client(#[source] kube::Error),
     #[error("no credential: {0}")]
     Credential(#[from] crate::credential::CredentialError),
     #[error("api_retry_timeout {value:?} is not a duration such as \"20s\" or \"2m\": {reason}")]
     RetryTimeout { value: String, reason: String },
+    /// A load error that `lazy_load = true` defers to where the cluster is needed
+    /// ([`ConnectError::lazy_loadable`]); `Configured` keeps it instead of failing.
+    #[error(transparent)]
+    Lazy(Box<ConnectError>),
+}
+
+impl ConnectError {
+    /// Whether `lazy_load` defers this error: the kubeconfig, its contents and the credential it
+    /// names, which may not exist before the cluster does. Not what the block itself says wrong
+    /// (estate, host, durations, environment values), nor the refusal to send credentials in
+    /// clear text.
+    pub fn lazy_loadable(&self) -> bool {
+        matches!(
+            self,
+            ConnectError::Kubeconfig { .. }
+                | ConnectError::KubeconfigNotFound { .. }
+                | ConnectError::NotInKubeconfig { .. }
+                | ConnectError::NoHost
+                | ConnectError::NoConfiguration
+                | ConnectError::KubeconfigOff
+                | ConnectError::Client(_)
+                | ConnectError::Credential(_)
+        )
+    }
 }
 
 impl From<ConnectError> for Diagnostic {
     fn from(err: ConnectError) -> Diagnostic {
+        let err = match err {
+            ConnectError::Lazy(inner) => *inner,
+            other => other,
+        };
         let summary = "Cannot connect to Kubernetes";
         let at = |name: &str| AttributePath::root(name);
         match &err {
@@ -98,6 +128,14 @@ impl From<ConnectError> for Diagnostic {
                 );
                 if *from_host { d.at(at("host")) } else { d }
             }
+            ConnectError::KubeconfigOff => Diagnostic::error(
+                summary,
+                format!(
+                    "{err}. Set host (with token, client certificate or exec), or let the provider \
+                     read a kubeconfig file (load_config_file = true)."
+                ),
+            )
+            .at(at("load_config_file")),
             ConnectError::NoHost | ConnectError::NoConfiguration => Diagnostic::error(
                 summary,
                 format!(

@@ -11,7 +11,7 @@ use crate::credential::{Credential, Source};
 use crate::estate::Estate;
 use crate::kubeconfig::{named_client_config, normalize_host};
 use crate::retry_after::RetryAfterLayer;
-use crate::settings::{STRING_SETTINGS, Settings, expand_home};
+use crate::settings::{BOOL_SETTINGS, LAZY_LOAD, LOAD_CONFIG_FILE, STRING_SETTINGS, Settings, expand_home};
 
 /// A client for the cluster, and the estate the provider block names.
 #[derive(Clone)]
@@ -21,7 +21,9 @@ pub struct Connection {
 }
 
 /// The provider block: `estate` plus the connection settings of hashicorp/kubernetes v3,
-/// with the same environment fallbacks. Callers append their own attributes and blocks.
+/// with the same environment fallbacks, and those of the kubectl providers' blocks that
+/// hashicorp's lacks (`load_config_file`, `lazy_load`). Callers append their own attributes and
+/// blocks.
 pub fn provider_block(description: &str) -> Block {
     let mut block = Block::new(description).attribute(Attribute::required(
         "estate",
@@ -42,13 +44,11 @@ pub fn provider_block(description: &str) -> Block {
             attribute
         });
     }
+    for b in BOOL_SETTINGS {
+        let description = format!("{} Can be sourced from `{}`.", b.description, b.env);
+        block = block.attribute(Attribute::optional(b.name, Type::Bool, &description));
+    }
     block
-        .attribute(Attribute::optional(
-            "insecure",
-            Type::Bool,
-            "Whether the server should be accessed without verifying the TLS certificate. \
-             Can be sourced from `KUBE_INSECURE`.",
-        ))
         .attribute(Attribute::optional(
             "config_paths",
             Type::list(Type::String),
@@ -158,7 +158,8 @@ pub fn validate(config: &Value) -> Diagnostics {
     diags
 }
 
-/// Builds the client from a wholly known provider block, with environment fallbacks.
+/// Builds the client from a wholly known provider block, with environment fallbacks. With
+/// `lazy_load`, an error loading the kubeconfig comes back as [`ConnectError::Lazy`].
 pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
     if let Some(name) = first_unknown(config) {
         return Err(ConnectError::Unknown { attribute: name });
@@ -167,24 +168,35 @@ pub async fn connect(config: &Value) -> Result<Connection, ConnectError> {
         Some(e) => Estate::parse(e)?,
         None => return Err(ConnectError::MissingEstate),
     };
-    missing_kubeconfig(config)?;
     let settings = Settings::resolve(config, &|var| std::env::var(var).ok())?;
     if let Some(text) = settings.get("api_retry_timeout") {
         crate::retry::set_retry_timeout(retry_timeout(text)?);
     }
+    match client(config, &settings).await {
+        Ok(client) => Ok(Connection { client, estate }),
+        Err(e) if settings.enabled(LAZY_LOAD) && e.lazy_loadable() => Err(ConnectError::Lazy(Box::new(e))),
+        Err(e) => Err(e),
+    }
+}
+
+/// The client the settings describe, from the kubeconfig they name unless `load_config_file`
+/// is off.
+async fn client(config: &Value, settings: &Settings) -> Result<kube::Client, ConnectError> {
+    if settings.enabled(LOAD_CONFIG_FILE) {
+        missing_kubeconfig(config)?;
+    }
     install_crypto_provider();
-    let (mut client_config, identity) = named_client_config(&settings).await?;
+    let (mut client_config, identity) = named_client_config(settings).await?;
     let credential = renewable(&mut client_config).await?;
     let authorized = AuthorizedLayer {
         identity: credential.as_ref().map_or(identity, |c| c.describe()),
         credential,
     };
-    let client = kube::client::ClientBuilder::try_from(client_config)
+    Ok(kube::client::ClientBuilder::try_from(client_config)
         .map_err(ConnectError::Client)?
         .with_layer(&RetryAfterLayer)
         .with_layer(&authorized)
-        .build();
-    Ok(Connection { client, estate })
+        .build())
 }
 
 /// `api_retry_timeout` as a duration (`20s`, `2m`).
@@ -292,11 +304,24 @@ mod tests {
             "exec",
             // Beyond hashicorp's: how long a request may wait between its tries.
             "api_retry_timeout",
+            // Beyond hashicorp's, from the kubectl providers' blocks.
+            "load_config_file",
+            "lazy_load",
         ] {
             assert!(fields.contains_key(name), "{name}");
         }
-        assert_eq!(fields.len(), 18);
-        assert_eq!(fields["insecure"], Type::Bool);
+        assert_eq!(fields.len(), 20);
+        for flag in ["insecure", "load_config_file", "lazy_load"] {
+            assert_eq!(fields[flag], Type::Bool, "{flag}");
+        }
+        for kubectl in ["load_config_file", "lazy_load"] {
+            let attribute = block.find_attribute(kubectl).unwrap();
+            assert!(attribute.optional, "{kubectl}");
+            assert!(
+                attribute.description.contains("From the kubectl providers."),
+                "{kubectl}"
+            );
+        }
         assert_eq!(fields["config_paths"], Type::list(Type::String));
         assert_eq!(
             fields["exec"],
@@ -397,6 +422,46 @@ mod tests {
         assert_eq!(path_of(&d), "config_paths[1]");
         assert_eq!(d.summary, "Kubeconfig file not found");
         assert!(d.detail.contains("/nonexistent/b"), "{}", d.detail);
+    }
+
+    /// `load_config_file = false` reads no file, so a named one that is missing is no error;
+    /// `lazy_load = true` turns a kubeconfig that cannot be loaded into [`ConnectError::Lazy`],
+    /// but not an error in the block itself.
+    #[tokio::test]
+    async fn load_config_file_and_lazy_load_change_what_fails() {
+        let missing = || ("config_path", Value::string("/nonexistent/kubeconfig"));
+        let off = connect(&Value::object([
+            ("estate", Value::string("app")),
+            missing(),
+            ("load_config_file", Value::Bool(false)),
+            ("host", Value::string("https://127.0.0.1:1")),
+        ]))
+        .await;
+        assert!(off.is_ok(), "{:?}", off.err());
+
+        let lazy = |extra: (&'static str, Value)| {
+            Value::object([
+                ("estate", Value::string("app")),
+                ("lazy_load", Value::Bool(true)),
+                extra,
+            ])
+        };
+        let Err(ConnectError::Lazy(inner)) = connect(&lazy(missing())).await else {
+            panic!("a missing kubeconfig is deferred");
+        };
+        assert!(
+            matches!(*inner, ConnectError::KubeconfigNotFound { .. }),
+            "{inner:?}"
+        );
+        assert_eq!(
+            path_of(&Diagnostic::from(ConnectError::Lazy(inner))),
+            "config_path"
+        );
+        let bad_duration = lazy(("api_retry_timeout", Value::string("ninety")));
+        let Err(err) = connect(&bad_duration).await else {
+            panic!("a bad duration is an error");
+        };
+        assert!(matches!(err, ConnectError::RetryTimeout { .. }), "{err:?}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use kube::config::{
 use secrecy::SecretString;
 
 use crate::connect_error::ConnectError;
-use crate::settings::{Settings, expand_home};
+use crate::settings::{INSECURE, LOAD_CONFIG_FILE, Settings, expand_home};
 
 /// The name of the single context, cluster and user the client is built from.
 const PROVIDER: &str = "provider";
@@ -93,9 +93,11 @@ fn identity(s: &Settings, user: Option<&str>) -> String {
 }
 
 /// The kubeconfig to pick from: the configured files merged in order, the user's default
-/// one when no host is configured either, or none.
+/// one when no host is configured either, or none (always none with `load_config_file = false`,
+/// but a Pod's service account without a host).
 fn load_base(s: &Settings) -> Result<Kubeconfig, ConnectError> {
-    if !s.config_paths.is_empty() {
+    let files = s.enabled(LOAD_CONFIG_FILE);
+    if files && !s.config_paths.is_empty() {
         let mut merged = Kubeconfig::default();
         for path in &s.config_paths {
             let path = expand_home(path);
@@ -113,14 +115,17 @@ fn load_base(s: &Settings) -> Result<Kubeconfig, ConnectError> {
     if s.get("host").is_some() {
         return Ok(Kubeconfig::default());
     }
-    let missing = || {
-        in_cluster(Path::new(SERVICE_ACCOUNT), &|var| std::env::var(var).ok())
-            .ok_or(ConnectError::NoConfiguration)
-    };
+    let missing =
+        |otherwise| in_cluster(Path::new(SERVICE_ACCOUNT), &|var| std::env::var(var).ok()).ok_or(otherwise);
+    if !files {
+        return missing(ConnectError::KubeconfigOff);
+    }
     match Kubeconfig::read() {
         Ok(config) => Ok(config),
-        Err(KubeconfigError::FindPath) => missing(),
-        Err(KubeconfigError::ReadConfig(io, _)) if io.kind() == std::io::ErrorKind::NotFound => missing(),
+        Err(KubeconfigError::FindPath) => missing(ConnectError::NoConfiguration),
+        Err(KubeconfigError::ReadConfig(io, _)) if io.kind() == std::io::ErrorKind::NotFound => {
+            missing(ConnectError::NoConfiguration)
+        }
         Err(source) => Err(ConnectError::Kubeconfig {
             location: "KUBECONFIG or ~/.kube/config".into(),
             source,
@@ -223,7 +228,7 @@ fn override_cluster(cluster: &mut Cluster, s: &Settings) -> Result<(), ConnectEr
     if let Some(host) = s.get("host") {
         cluster.server = Some(normalize_host(host)?);
     }
-    if let Some(insecure) = s.insecure {
+    if let Some(insecure) = s.flag(INSECURE) {
         cluster.insecure_skip_tls_verify = Some(insecure);
     }
     if let Some(ca) = s.get("cluster_ca_certificate") {
@@ -392,6 +397,24 @@ contexts:
         assert!(!c.default_retry);
     }
 
+    /// `load_config_file = false`: the named kubeconfig is not read (its user's token is not
+    /// used); without a host there is nothing to connect with, which the error says.
+    #[tokio::test]
+    async fn load_config_file_false_reads_no_kubeconfig() {
+        let f = kubeconfig_file();
+        let mut s = settings(&[("host", "https://h:1")]);
+        s.config_paths = vec![f.path().to_string_lossy().into_owned()];
+        s.bools.insert(LOAD_CONFIG_FILE, false);
+        let c = client_config(&s).await.unwrap();
+        assert_eq!(c.cluster_url.to_string(), "https://h:1/");
+        assert!(c.auth_info.token.is_none());
+        assert_eq!(c.default_namespace, "default");
+
+        s.strings.remove("host");
+        let err = client_config(&s).await.unwrap_err();
+        assert!(matches!(err, ConnectError::KubeconfigOff), "{err:?}");
+    }
+
     #[tokio::test]
     async fn kubeconfig_with_context_overrides_and_explicit_wins() {
         let f = kubeconfig_file();
@@ -420,7 +443,7 @@ contexts:
 
         let mut s = settings(&[("token", "explicit"), ("host", "https://h:1")]);
         s.config_paths = vec![path.clone()];
-        s.insecure = Some(false);
+        s.bools.insert(INSECURE, false);
         let c = client_config(&s).await.unwrap();
         assert_eq!(c.cluster_url.to_string(), "https://h:1/");
         assert_eq!(token(&c), "explicit");

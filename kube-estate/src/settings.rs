@@ -1,6 +1,7 @@
 //! The connection settings of a provider block, with hashicorp/kubernetes' environment
-//! fallbacks applied: one table names each setting, its environment variable and its
-//! documentation, so the schema and the resolution cannot drift apart.
+//! fallbacks applied (and the kubectl providers' `load_config_file` and `lazy_load`): one table
+//! per value type names each setting, its environment variable and its documentation, so the
+//! schema and the resolution cannot drift apart.
 
 use std::collections::BTreeMap;
 
@@ -118,6 +119,46 @@ pub(crate) const STRING_SETTINGS: &[StringSetting] = &[
     ),
 ];
 
+/// A boolean setting of the provider block; unset, it is `default`.
+pub(crate) struct BoolSetting {
+    pub name: &'static str,
+    pub env: &'static str,
+    pub default: bool,
+    pub description: &'static str,
+}
+
+pub(crate) const INSECURE: &str = "insecure";
+pub(crate) const LOAD_CONFIG_FILE: &str = "load_config_file";
+pub(crate) const LAZY_LOAD: &str = "lazy_load";
+
+pub(crate) const BOOL_SETTINGS: &[BoolSetting] = &[
+    BoolSetting {
+        name: INSECURE,
+        env: "KUBE_INSECURE",
+        default: false,
+        description: "Whether the server should be accessed without verifying the TLS certificate.",
+    },
+    BoolSetting {
+        name: LOAD_CONFIG_FILE,
+        env: "KUBE_LOAD_CONFIG_FILE",
+        default: true,
+        description: "Whether kubeconfig files are read at all (default `true`). With `false`, \
+                      neither `config_path`, `config_paths` nor KUBECONFIG / ~/.kube/config is read: \
+                      the block's own settings (`host`, `token`, ...) or a Pod's service account \
+                      connect. From the kubectl providers.",
+    },
+    BoolSetting {
+        name: LAZY_LOAD,
+        env: "KUBE_LAZY_LOAD",
+        default: false,
+        description: "Whether a kubeconfig that cannot be loaded at configure (a file, context or \
+                      credential that does not exist yet) waits for where the cluster is needed \
+                      (default `false`). Plans then run without the cluster, as when a connection \
+                      setting is known only at apply, and the error shows at apply if it persists. \
+                      From the kubectl providers.",
+    },
+];
+
 /// The `exec` block: a credential plugin run to obtain a token.
 #[derive(Clone, PartialEq)]
 pub(crate) struct Exec {
@@ -131,7 +172,8 @@ pub(crate) struct Exec {
 #[derive(Clone, Default, PartialEq)]
 pub(crate) struct Settings {
     pub strings: BTreeMap<&'static str, String>,
-    pub insecure: Option<bool>,
+    /// The [`BOOL_SETTINGS`] set in the block or the environment.
+    pub bools: BTreeMap<&'static str, bool>,
     pub config_paths: Vec<String>,
     pub exec: Option<Exec>,
 }
@@ -156,7 +198,7 @@ impl std::fmt::Debug for Settings {
             .collect();
         f.debug_struct("Settings")
             .field("strings", &strings)
-            .field("insecure", &self.insecure)
+            .field("bools", &self.bools)
             .field("config_paths", &self.config_paths)
             .field("exec", &self.exec)
             .finish()
@@ -198,16 +240,19 @@ impl Settings {
                 strings.insert(s.name, v);
             }
         }
-        let insecure = match config.get("insecure").as_bool() {
-            Some(b) => Some(b),
-            None => match nonempty_env("KUBE_INSECURE") {
-                None => None,
-                Some(v) => Some(parse_bool(&v).ok_or(EnvError {
-                    var: "KUBE_INSECURE",
-                    value: v,
-                })?),
-            },
-        };
+        let mut bools = BTreeMap::new();
+        for b in BOOL_SETTINGS {
+            let value = match config.get(b.name).as_bool() {
+                Some(v) => Some(v),
+                None => match nonempty_env(b.env) {
+                    None => None,
+                    Some(v) => Some(parse_bool(&v).ok_or(EnvError { var: b.env, value: v })?),
+                },
+            };
+            if let Some(v) = value {
+                bools.insert(b.name, v);
+            }
+        }
         let mut config_paths: Vec<String> = config
             .get("config_paths")
             .elements()
@@ -247,7 +292,7 @@ impl Settings {
         });
         Ok(Settings {
             strings,
-            insecure,
+            bools,
             config_paths,
             exec,
         })
@@ -255,6 +300,17 @@ impl Settings {
 
     pub fn get(&self, name: &str) -> Option<&str> {
         self.strings.get(name).map(String::as_str)
+    }
+
+    /// A boolean setting as set, `None` when neither the block nor the environment sets it.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        self.bools.get(name).copied()
+    }
+
+    /// A boolean setting, its default when unset.
+    pub fn enabled(&self, name: &str) -> bool {
+        let default = BOOL_SETTINGS.iter().any(|b| b.name == name && b.default);
+        self.flag(name).unwrap_or(default)
     }
 }
 
@@ -298,7 +354,7 @@ mod tests {
         let s = Settings::resolve(&config, &env).unwrap();
         assert_eq!(s.get("host"), Some("https://block:6443"));
         assert_eq!(s.get("token"), Some("from-env"));
-        assert_eq!(s.insecure, Some(false));
+        assert_eq!(s.flag(INSECURE), Some(false));
         assert_eq!(s.get("config_context"), None, "empty env values count as unset");
     }
 
@@ -349,6 +405,35 @@ mod tests {
             for visible in ["https://visible.example:6443", "get-token", "AWS_SECRET", "token"] {
                 assert!(text.contains(visible), "{visible} missing from {text}");
             }
+        }
+    }
+
+    /// The kubectl providers' flags: defaults when unset, the block before the environment, an
+    /// environment value that is no boolean an error naming the variable.
+    #[test]
+    fn load_config_file_and_lazy_load_default_and_fall_back_to_the_environment() {
+        let unset = Settings::resolve(&Value::object([("x", Value::Null)]), &env_of(&[])).unwrap();
+        assert!(unset.enabled(LOAD_CONFIG_FILE));
+        assert!(!unset.enabled(LAZY_LOAD));
+        assert!(!unset.enabled(INSECURE));
+        let env = env_of(&[("KUBE_LOAD_CONFIG_FILE", "false"), ("KUBE_LAZY_LOAD", "1")]);
+        let from_env = Settings::resolve(&Value::object([("x", Value::Null)]), &env).unwrap();
+        assert!(!from_env.enabled(LOAD_CONFIG_FILE));
+        assert!(from_env.enabled(LAZY_LOAD));
+        let block = Value::object([
+            (LOAD_CONFIG_FILE, Value::Bool(true)),
+            (LAZY_LOAD, Value::Bool(false)),
+        ]);
+        let from_block = Settings::resolve(&block, &env).unwrap();
+        assert!(from_block.enabled(LOAD_CONFIG_FILE));
+        assert!(!from_block.enabled(LAZY_LOAD));
+        let bad: [&'static [(&str, &str)]; 2] = [
+            &[("KUBE_LOAD_CONFIG_FILE", "maybe")],
+            &[("KUBE_LAZY_LOAD", "maybe")],
+        ];
+        for pairs in bad {
+            let err = Settings::resolve(&Value::object([("x", Value::Null)]), &env_of(pairs)).unwrap_err();
+            assert_eq!(err.var, pairs[0].0);
         }
     }
 

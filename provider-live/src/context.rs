@@ -1,6 +1,7 @@
 //! What the provider and all its resources share: the connection ConfigureProvider built,
-//! the label/annotation keys to ignore, the read cache, the discovery cache and the OpenAPI
-//! schemas `kubernetes_manifest` types its values with.
+//! the label/annotation keys to ignore, how often `kubectl_manifest` retries an apply, the read
+//! cache, the discovery cache and the OpenAPI schemas `kubernetes_manifest` types its values
+//! with.
 
 use std::sync::OnceLock;
 
@@ -18,11 +19,16 @@ pub const NAMESPACE_FROM_CONTEXT: &str = "namespace_from_context";
 /// Where a namespaced object goes when its configuration names no namespace.
 const DEFAULT_NAMESPACE: &str = "default";
 
+/// How many times a failed `kubectl_manifest` apply is tried again when neither the provider
+/// block nor the environment says: the kubectl providers' default.
+pub const DEFAULT_APPLY_RETRY_COUNT: u32 = 1;
+
 #[derive(Default)]
 pub struct Context {
     configured: Configured,
     ignore: OnceLock<Ignore>,
     namespace_from_context: OnceLock<bool>,
+    apply_retry_count: OnceLock<u32>,
     pub cache: ReadCache,
     pub discovery: Discovery,
     pub openapi: OpenApi,
@@ -30,10 +36,17 @@ pub struct Context {
 
 impl Context {
     /// Connects from the provider block (or defers the connection to apply, when a setting
-    /// is not known yet) with the label and annotation keys to ignore.
-    pub async fn configure(&self, config: &Value, ignore: Ignore) -> Result<(), ConnectError> {
+    /// is not known yet) with the label and annotation keys to ignore and the resolved
+    /// `apply_retry_count`.
+    pub async fn configure(
+        &self,
+        config: &Value,
+        ignore: Ignore,
+        apply_retry_count: u32,
+    ) -> Result<(), ConnectError> {
         // A second configure in one process keeps the first rules, like the connection.
         let _ = self.ignore.set(ignore);
+        let _ = self.apply_retry_count.set(apply_retry_count);
         let _ = self
             .namespace_from_context
             .set(config.get(NAMESPACE_FROM_CONTEXT).as_bool() == Some(true));
@@ -89,5 +102,11 @@ impl Context {
 
     pub fn ignore(&self) -> &Ignore {
         self.ignore.get_or_init(Ignore::default)
+    }
+
+    /// How many times `kubectl_manifest` tries a failed apply again: the provider block's
+    /// `apply_retry_count` (or `KUBECTL_PROVIDER_APPLY_RETRY_COUNT`, which overrides it), else 1.
+    pub fn apply_retry_count(&self) -> u32 {
+        (self.apply_retry_count.get().copied()).unwrap_or(DEFAULT_APPLY_RETRY_COUNT)
     }
 }

@@ -156,6 +156,18 @@ pub fn adopt_warning(object: &ObjectRef, estate: &str) -> Diagnostic {
     )
 }
 
+/// The warning for a create that takes over an existing object without an estate label, as
+/// `kubectl apply` would ([`Check::takes_unlabelled`]).
+pub fn take_over_warning(object: &ObjectRef, estate: &str) -> Diagnostic {
+    Diagnostic::warning(
+        "Taking over an existing object",
+        format!(
+            "{object} already exists and carries no estate label. It is applied over, as `kubectl \
+             apply` does, and stamped tofu-estate={estate}."
+        ),
+    )
+}
+
 /// The warning a plan gives for an object in state that carries no estate label (its state was
 /// written by hashicorp/kubernetes, or it was imported): apply stamps it, and changes nothing
 /// else for it. The summary is the same for every object, so the engine folds them into one
@@ -270,6 +282,9 @@ pub struct Check<'a> {
     /// The uid the state records for the object, when it records one: another uid means the
     /// object was replaced behind the state's back.
     pub uid: Option<&'a str>,
+    /// A create may take over an existing object that carries no estate label (stamping it),
+    /// as `kubectl apply` does, instead of refusing it (`kubectl_manifest`).
+    pub takes_unlabelled: bool,
 }
 
 impl Check<'_> {
@@ -284,6 +299,7 @@ impl Check<'_> {
             Decision::Create => false,
             Decision::Adopt => self.creating,
             Decision::Refuse(owner) => return Err(self.foreign(owner)),
+            Decision::Unlabelled if self.creating && self.takes_unlabelled => true,
             Decision::Unlabelled if self.creating => {
                 return Err(GuardError::Unlabelled {
                     object: self.object.clone(),
@@ -370,6 +386,7 @@ mod tests {
             creating,
             manager: "tofu-live",
             uid: None,
+            takes_unlabelled: false,
         }
     }
 

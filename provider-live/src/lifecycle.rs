@@ -61,7 +61,10 @@ fn admit(
     // What a create of ours whose answer was lost made is no change behind the plan's back.
     let seen = if made_here { &[][..] } else { seen };
     if check.decide(live, seen).map_err(diag)? {
-        out.push(guard::adopt_warning(check.object, check.estate));
+        out.push(match live.and_then(crate::metadata::estate_of) {
+            Some(_) => guard::adopt_warning(check.object, check.estate),
+            None => guard::take_over_warning(check.object, check.estate),
+        });
     }
     Ok(())
 }
@@ -147,6 +150,15 @@ pub struct GuardedWrite<'a> {
     /// The resource's fields, to point a refusal at the attribute the API server named
     /// (`None`: a manifest, whose paths are the API's own).
     pub fields: Option<&'static [Field]>,
+    /// How many more times a write an admission webhook did not answer is tried (3 s apart,
+    /// doubling up to 30 s): `kubectl_manifest`'s `apply_retry_count`, for a webhook that is
+    /// still starting (cert-manager's, applied in the same run). Other refusals never are.
+    pub webhook_retries: u32,
+}
+
+/// The wait before webhook retry `n` (1-based).
+fn webhook_backoff(n: u32) -> Duration {
+    Duration::from_secs(3u64.saturating_mul(1 << n.saturating_sub(1).min(4)).min(30))
 }
 
 /// Writes, to the object exactly as the guard saw it. A create is a POST, never an apply: an
@@ -167,10 +179,13 @@ pub async fn guarded_apply(
         unchanged,
         timeout,
         fields,
+        webhook_retries,
     } = write;
     // A create of ours whose answer was lost may have made the object found next.
     let mut made_here = false;
-    for attempt in 1..=ATTEMPTS {
+    let (mut attempt, mut webhook_failures) = (0, 0);
+    while attempt < ATTEMPTS {
+        attempt += 1;
         let mut live = objects::get(client, target).await.map_err(diag)?;
         // An object on its way out is no object to adopt: the create waits until it is gone.
         if check.creating && live.as_ref().is_some_and(being_deleted) {
@@ -179,7 +194,7 @@ pub async fn guarded_apply(
         }
         let mut warnings = Diagnostics::new();
         admit(check, live.as_ref(), seen, &mut warnings, made_here)?;
-        if attempt == 1 {
+        if attempt == 1 && webhook_failures == 0 {
             out.extend(warnings);
         }
         if let Some(live) = live.as_ref().filter(|_| unchanged) {
@@ -230,6 +245,13 @@ pub async fn guarded_apply(
             applied = Ok(live);
         }
         match applied {
+            // A webhook's silence is no move of the object: tried again as asked.
+            Err(ApiError::WebhookFailed { .. }) if webhook_failures < webhook_retries => {
+                webhook_failures += 1;
+                attempt -= 1;
+                tokio::time::sleep(webhook_backoff(webhook_failures)).await;
+                continue;
+            }
             // A create whose answer was lost is looked up again: if it landed, the object is
             // the estate's own, and the guard adopts it.
             Err(e) if live.is_none() && e.is_uncertain() && attempt < ATTEMPTS => {
@@ -320,6 +342,19 @@ pub async fn delete(
     check: &Check<'_>,
     wait: Option<Duration>,
 ) -> Result<(), Diagnostics> {
+    delete_propagating(ctx, client, target, check, wait, false).await
+}
+
+/// [`delete`], with foreground propagation when `foreground` (the object's dependents go
+/// first; a wait then ends once they and it are gone).
+pub async fn delete_propagating(
+    ctx: &Context,
+    client: &Client,
+    target: &Target,
+    check: &Check<'_>,
+    wait: Option<Duration>,
+    foreground: bool,
+) -> Result<(), Diagnostics> {
     let mut deleted = false;
     for _ in 0..ATTEMPTS {
         let live = objects::get(client, target).await.map_err(diag)?;
@@ -327,7 +362,7 @@ pub async fn delete(
         let Some(precondition) = live.as_ref().and_then(Precondition::of) else {
             return Ok(());
         };
-        let result = objects::delete(client, target, &precondition).await;
+        let result = objects::delete_propagating(client, target, &precondition, foreground).await;
         ctx.cache.invalidate();
         match result {
             Err(e) if moved(&e, false) => continue,

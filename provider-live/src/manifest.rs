@@ -44,7 +44,7 @@ use crate::list::Listable;
 use crate::objects::{self, Manager, Target};
 use crate::openapi::KindSchema;
 use crate::ownership::Ownership;
-use crate::{metadata, plan, timeouts};
+use crate::{locate, metadata, plan, timeouts};
 pub(crate) use shape::as_manifest;
 use shape::{Step, matches, object_value, stated_by};
 use wait::{Wait, validate_waits};
@@ -110,28 +110,7 @@ impl Manifest {
         client: &kube::Client,
         identity: &ObjectIdentity,
     ) -> Result<Target, DiscoveryError> {
-        let resolved = self
-            .ctx
-            .discovery
-            .resolve(client, &identity.api_version, &identity.kind)
-            .await?;
-        Ok(self.locate(resolved, identity))
-    }
-
-    /// The target of a kind that may not be served yet (a CustomResourceDefinition applied
-    /// earlier in this run): waits up to `timeout` for the server to serve it.
-    async fn target_awaiting(
-        &self,
-        client: &kube::Client,
-        identity: &ObjectIdentity,
-        timeout: Duration,
-    ) -> Result<Target, DiscoveryError> {
-        let resolved = self
-            .ctx
-            .discovery
-            .await_served(client, &identity.api_version, &identity.kind, timeout)
-            .await?;
-        Ok(self.locate(resolved, identity))
+        locate::target(&self.ctx, client, identity).await
     }
 
     /// The OpenAPI schema of the manifest's kind (`None` when the server publishes none).
@@ -165,20 +144,6 @@ impl Manifest {
                 return Ok(schema);
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
-        }
-    }
-
-    fn locate(&self, resolved: Resolved, identity: &ObjectIdentity) -> Target {
-        let namespace = match (resolved.namespaced, &identity.namespace) {
-            (true, Some(ns)) => Some(ns.clone()),
-            // Connected by now, so the default is known.
-            (true, None) => self.ctx.default_namespace().map(str::to_string),
-            (false, _) => None,
-        };
-        Target {
-            resource: resolved.resource,
-            namespace,
-            name: identity.name.clone(),
         }
     }
 
@@ -216,8 +181,7 @@ impl Manifest {
             "update"
         };
         let timeout = timeouts::of(planned, operation, DEFAULT_TIMEOUT);
-        let target = self
-            .target_awaiting(&conn.client, &identity, timeout)
+        let target = locate::target_awaiting(&self.ctx, &conn.client, &identity, timeout)
             .await
             .map_err(diag)?;
         let schema = self.schema_of(&conn.client, &identity).await?;
@@ -232,6 +196,7 @@ impl Manifest {
             creating: req.prior_state.is_null(),
             manager: manager_of(planned),
             uid: None,
+            takes_unlabelled: false,
         };
         let mut body = manifest.clone();
         if let Some(meta) = body.get_mut("metadata").and_then(Json::as_object_mut) {
@@ -257,6 +222,7 @@ impl Manifest {
             unchanged: false,
             timeout: timeouts::of(planned, "create", DEFAULT_TIMEOUT),
             fields: None,
+            webhook_retries: 0,
         };
         let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
         let state = plan::settle(
@@ -294,6 +260,7 @@ impl Manifest {
             creating: false,
             manager: manager_of(&req.prior_state),
             uid: None,
+            takes_unlabelled: false,
         };
         let timeout = timeouts::of(&req.prior_state, "delete", DEFAULT_TIMEOUT);
         lifecycle::delete(&self.ctx, &conn.client, &target, &check, Some(timeout)).await
@@ -562,6 +529,7 @@ impl Resource for Manifest {
             creating: prior.is_none(),
             manager: manager_of(&planned),
             uid: None,
+            takes_unlabelled: false,
         };
         lifecycle::plan_guard(
             &self.ctx,

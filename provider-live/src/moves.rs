@@ -1,13 +1,26 @@
 //! Which `moved` blocks across resource types a typed resource takes: from another name of the
 //! same type (`kubernetes_config_map` and `kubernetes_config_map_v1`, twins in
 //! `catalog/types.tsv`), of this provider or of hashicorp/kubernetes, whose states this
-//! provider reads as its own (the same schemas and versions).
+//! provider reads as its own (the same schemas and versions); and which providers' states are
+//! the kubectl providers'.
 
 use plugin_runtime::MoveSource;
 
 /// The providers whose states of these types are ours to read, as `namespace/type` (any
 /// registry host: a mirror or private registry may serve them under its own).
-const PROVIDERS: [&str; 2] = ["choudoufu/live", "hashicorp/kubernetes"];
+const PROVIDERS: [&str; 3] = ["choudoufu/live", "choudoufu/kubectl", "hashicorp/kubernetes"];
+
+/// The kubectl providers (gavinbunney/kubectl, and its successor alekc/kubectl), as the
+/// `namespace/type` end of their registry addresses, any host.
+const KUBECTL_PROVIDERS: [&str; 2] = ["gavinbunney/kubectl", "alekc/kubectl"];
+
+/// Whether `source` is of a kubectl provider, whose `kubectl_manifest` states
+/// `choudoufu/kubectl`'s reads as its own and `kubernetes_manifest` translates.
+pub fn from_kubectl(source: &MoveSource<'_>) -> bool {
+    KUBECTL_PROVIDERS
+        .iter()
+        .any(|p| source.provider_address.ends_with(&format!("/{p}")))
+}
 
 /// Whether a resource named `type_name` (also known as `aliases`) takes `source`'s state.
 pub fn accepts(source: &MoveSource<'_>, type_name: &str, aliases: &[&str]) -> bool {

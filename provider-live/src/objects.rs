@@ -440,13 +440,28 @@ pub async fn patch_as(
 /// Deletes the object `precondition` names with background propagation; an object already
 /// gone is fine.
 pub async fn delete(client: &Client, target: &Target, precondition: &Precondition) -> Result<(), ApiError> {
+    delete_propagating(client, target, precondition, false).await
+}
+
+/// [`delete`], with foreground propagation when `foreground`: the object stays, being deleted,
+/// until the objects it owns are gone.
+pub async fn delete_propagating(
+    client: &Client,
+    target: &Target,
+    precondition: &Precondition,
+    foreground: bool,
+) -> Result<(), ApiError> {
     let api = target.api(client);
     let params = DeleteParams {
         preconditions: Some(Preconditions {
             uid: Some(precondition.uid.clone()),
             resource_version: Some(precondition.resource_version.clone()),
         }),
-        ..DeleteParams::background()
+        ..if foreground {
+            DeleteParams::foreground()
+        } else {
+            DeleteParams::background()
+        }
     };
     match with_retry(|| api.delete(&target.name, &params)).await {
         Ok(_) => Ok(()),

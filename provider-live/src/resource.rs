@@ -214,6 +214,7 @@ impl<K: Kind> TypedResource<K> {
             creating: prior.is_null(),
             manager: FIELD_MANAGER,
             uid: metadata::of(prior).get("uid").as_str(),
+            takes_unlabelled: false,
         }
     }
 
@@ -256,6 +257,7 @@ impl<K: Kind> TypedResource<K> {
                     unchanged,
                     timeout: timeouts::of(&req.planned_state, "create", timeouts::DEFAULT),
                     fields: crate::catalog::entry(info.type_name).map(|e| e.fields()),
+                    webhook_retries: 0,
                 };
                 let applied = lifecycle::guarded_apply(&self.ctx, client, write, diagnostics).await?;
                 match stray_keys(&body, &applied) {

@@ -7,6 +7,10 @@
 //! The mirror holds the same archives under both engines' default registry hosts: a source
 //! `choudoufu/live` means `registry.terraform.io/choudoufu/live` to Terraform and
 //! `registry.opentofu.org/choudoufu/live` to OpenTofu, and neither engine can be told otherwise.
+//!
+//! One binary may be published under several addresses ([`PROVIDERS`]): `terraform-provider-live`
+//! is also `choudoufu/kubectl`, so that configurations of the kubectl providers switch with one
+//! `source` line (one source under two local names makes the engine warn).
 
 pub mod paths;
 
@@ -25,8 +29,53 @@ pub const OPENTOFU_HOST: &str = "registry.opentofu.org";
 /// Every host the providers are published under, and the namespace there.
 pub const HOSTS: [&str; 2] = [TERRAFORM_HOST, OPENTOFU_HOST];
 pub const NAMESPACE: &str = "choudoufu";
-/// Provider types, each built as the binary `terraform-provider-<type>` by the package `provider-<type>`.
-pub const PROVIDER_TYPES: [&str; 2] = ["live", "records"];
+/// One published provider address, `choudoufu/<type_name>`, and what it is packed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Address {
+    pub type_name: &'static str,
+    /// The binary `terraform-provider-<binary>`, built by the package `provider-<binary>`.
+    pub binary: &'static str,
+    /// The local name configurations give it: its resource types' prefix (`kubernetes_...`).
+    pub local_name: &'static str,
+}
+
+impl Address {
+    /// The file name of its binary in a cargo target folder.
+    pub fn binary_file(&self) -> String {
+        format!("terraform-provider-{}", self.binary)
+    }
+}
+
+/// Every address the project publishes, with the binary each comes from.
+pub const PROVIDERS: [Address; 3] = [
+    Address {
+        type_name: "live",
+        binary: "live",
+        local_name: "kubernetes",
+    },
+    // The kubectl providers' configurations keep their local name `kubectl`.
+    Address {
+        type_name: "kubectl",
+        binary: "live",
+        local_name: "kubectl",
+    },
+    Address {
+        type_name: "records",
+        binary: "records",
+        local_name: "records",
+    },
+];
+
+/// The provider types of [`PROVIDERS`], in its order.
+pub const PROVIDER_TYPES: [&str; PROVIDERS.len()] = {
+    let mut types = [""; PROVIDERS.len()];
+    let mut i = 0;
+    while i < types.len() {
+        types[i] = PROVIDERS[i].type_name;
+        i += 1;
+    }
+    types
+};
 /// The providers' version: the workspace version, shared by every crate.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -72,17 +121,20 @@ pub fn provider_dir(mirror: &Path, host: &str, type_name: &str) -> PathBuf {
     mirror.join(host).join(NAMESPACE).join(type_name)
 }
 
-/// Packs the binaries in `release_dir` into `dist/mirror` and writes `dist/terraformrc`.
-/// Archives are byte-for-byte reproducible (fixed timestamps), and every file is replaced
-/// atomically, so concurrent runs and readers never see a half-written file.
+/// Packs the binaries in `release_dir` into `dist/mirror`, each under every address it is
+/// published as, and writes `dist/terraformrc`. Archives are byte-for-byte reproducible (fixed
+/// timestamps), and every file is replaced atomically, so concurrent runs and readers never see
+/// a half-written file.
 pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
     let mirror = dist.join("mirror");
-    for type_name in PROVIDER_TYPES {
-        let binary = release_dir.join(format!("terraform-provider-{type_name}"));
+    for address in PROVIDERS {
+        let type_name = address.type_name;
+        let binary = release_dir.join(address.binary_file());
         if !binary.is_file() {
             return Err(MirrorError::MissingBinary(binary));
         }
         let stem = format!("terraform-provider-{type_name}_{VERSION}");
+        // The engine runs the package's file named `terraform-provider-<type>...`.
         let inner_name = format!("terraform-provider-{type_name}_v{VERSION}");
         let bytes = zip_one(&binary, &inner_name)?;
         for host in HOSTS {
@@ -199,4 +251,51 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MirrorError> {
         source: e.error,
     })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every address under both hosts, each archive holding its binary under the address's own
+    /// name: `choudoufu/kubectl` is provider-live's bytes as `terraform-provider-kubectl_v...`.
+    #[test]
+    fn every_address_is_packed_from_its_binary_under_both_hosts() {
+        let release = tempfile::tempdir().expect("a release folder");
+        for binary in ["live", "records"] {
+            fs::write(
+                release.path().join(format!("terraform-provider-{binary}")),
+                format!("the {binary} binary"),
+            )
+            .expect("write a binary");
+        }
+        let dist = tempfile::tempdir().expect("a dist folder");
+        package(release.path(), dist.path()).expect("package");
+        let mirror = dist.path().join("mirror");
+        for host in HOSTS {
+            for address in PROVIDERS {
+                let archive = archive_path(&mirror, host, address.type_name).expect("a platform");
+                let mut zip =
+                    zip::ZipArchive::new(fs::File::open(&archive).expect("the archive")).expect("a zip");
+                assert_eq!(zip.len(), 1);
+                let mut entry = zip.by_index(0).expect("its one file");
+                let inner = format!("terraform-provider-{}_v{VERSION}", address.type_name);
+                assert_eq!(entry.name().expect("a file name"), inner);
+                let mut content = String::new();
+                io::Read::read_to_string(&mut entry, &mut content).expect("read the binary");
+                assert_eq!(content, format!("the {} binary", address.binary));
+            }
+        }
+        assert_eq!(PROVIDER_TYPES, ["live", "kubectl", "records"]);
+        let config = fs::read_to_string(dist.path().join("terraformrc")).expect("the CLI configuration");
+        assert!(config.contains(&included()), "{config}");
+    }
+
+    #[test]
+    fn a_missing_binary_is_named() {
+        let release = tempfile::tempdir().expect("a release folder");
+        let dist = tempfile::tempdir().expect("a dist folder");
+        let err = package(release.path(), dist.path()).expect_err("no binaries");
+        assert!(err.to_string().contains("terraform-provider-live"), "{err}");
+    }
 }

@@ -4,7 +4,8 @@
 //! engine trusts that CA through `SSL_CERT_FILE`, and reaches the registry under its default
 //! host (`registry.terraform.io` for Terraform, `registry.opentofu.org` for OpenTofu) through a
 //! CLI configuration `host` block ([`Registry::cli_config`]), so configurations keep
-//! `source = "choudoufu/live"`.
+//! `source = "choudoufu/live"`. It serves every address the folder holds artifacts of
+//! (`choudoufu/live`, `choudoufu/kubectl`, `choudoufu/records`).
 
 pub mod openpgp;
 pub mod protocol;

@@ -4,7 +4,8 @@
 //! (the binary inside named `terraform-provider-<type>_v<version>`), `..._manifest.json`,
 //! `..._SHA256SUMS` over both and its detached signature `..._SHA256SUMS.sig`; beside them the
 //! signing key's public half, [`PUBLIC_KEY_FILE`]. The zip layout is the filesystem mirror's
-//! ([`provider_mirror`]), so both install the same bytes.
+//! ([`provider_mirror`]), so both install the same bytes; a binary published under several
+//! addresses is released under each (`terraform-provider-kubectl_...` holds provider-live).
 
 pub mod signing;
 
@@ -53,14 +54,15 @@ pub struct Binary {
 }
 
 impl Binary {
-    /// The release binaries cargo built for this machine: `target/release/terraform-provider-<type>`.
+    /// The release binaries cargo built for this machine, one per published address
+    /// ([`mirror::PROVIDERS`]): `choudoufu/kubectl` is `target/release/terraform-provider-live`.
     pub fn local() -> Result<Vec<Binary>, ReleaseError> {
         let platform = mirror::platform()?;
         let release = mirror::paths::target_dir().join("release");
-        let binaries = mirror::PROVIDER_TYPES.iter().map(|type_name| Binary {
-            type_name: type_name.to_string(),
+        let binaries = mirror::PROVIDERS.iter().map(|address| Binary {
+            type_name: address.type_name.to_string(),
             platform: platform.clone(),
-            path: release.join(format!("terraform-provider-{type_name}")),
+            path: release.join(address.binary_file()),
         });
         Ok(binaries.collect())
     }

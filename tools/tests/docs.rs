@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use acceptance::{Engine, Feature, paths, skip_without};
+use acceptance::hcl::required_providers;
+use acceptance::{Engine, Feature, mirror, paths, skip_without};
 use estate_tools::docs::{self, catalog};
 
 #[test]
@@ -113,9 +114,9 @@ fn every_action_example_passes_validate() {
 fn validate_examples<'a>(kind_folders: impl IntoIterator<Item = &'a str>) -> usize {
     let root = paths::workspace_root();
     let dir = tempfile::tempdir().expect("a working directory");
-    let mut main = String::from(
-        "provider \"kubernetes\" {\n  estate = \"example\"\n}\n\nprovider \"records\" {\n  estate = \"example\"\n}\n",
-    );
+    let mut main: String = (mirror::PROVIDERS.iter())
+        .map(|a| format!("provider \"{}\" {{\n  estate = \"example\"\n}}\n\n", a.local_name))
+        .collect();
     let mut count = 0;
     for kind_folder in kind_folders {
         let folder = root.join(docs::EXAMPLES).join(kind_folder);
@@ -129,7 +130,7 @@ fn validate_examples<'a>(kind_folders: impl IntoIterator<Item = &'a str>) -> usi
             );
             let module = dir.path().join(&name);
             let variables = copy_tf_files(&example, &module);
-            fs::write(module.join("versions.tf"), REQUIRED_PROVIDERS).expect("write versions.tf");
+            fs::write(module.join("versions.tf"), required_providers("")).expect("write versions.tf");
             main.push_str(&format!("\nmodule \"{name}\" {{\n  source = \"./{name}\"\n"));
             // An example's input variables (strings, in the examples) get a value.
             for variable in variables {
@@ -169,15 +170,13 @@ fn every_list_example_passes_validate_query() {
 /// Writes `main` after the required providers as the root module in `dir`, then `init` and
 /// `validate` (with `args`) must pass.
 fn init_and_validate(dir: &Path, main: &str, validate: &[&str]) {
-    fs::write(dir.join("main.tf"), format!("{REQUIRED_PROVIDERS}\n{main}")).expect("write main.tf");
+    fs::write(dir.join("main.tf"), format!("{}\n{main}", required_providers(""))).expect("write main.tf");
     let engine = Engine::new(dir);
     let init = engine.init();
     assert!(init.success(), "init failed:\n{init}");
     let validate = engine.run(validate);
     assert!(validate.success(), "an example does not validate:\n{validate}");
 }
-
-const REQUIRED_PROVIDERS: &str = "terraform {\n  required_providers {\n    kubernetes = { source = \"choudoufu/live\" }\n    records    = { source = \"choudoufu/records\" }\n  }\n}\n";
 
 /// Copies the `.tf` files of an example and returns the input variables they declare.
 fn copy_tf_files(from: &Path, to: &Path) -> Vec<String> {

@@ -1,20 +1,22 @@
 //! Installing the providers the way users do, from a registry: `make release` (with a
 //! throwaway key) writes signed artifacts, the test registry serves them over HTTPS, and
-//! `terraform init` on a configuration with `source = "choudoufu/live"` and `"choudoufu/records"`
-//! (no mirror configured) downloads through the provider registry protocol, verifies the
-//! signature and locks `zh:` and `h1:` hashes; then `plan` runs with the installed providers.
+//! `terraform init` on a configuration with `source = "choudoufu/live"`, `"choudoufu/kubectl"`
+//! (provider-live's binary under its second address) and `"choudoufu/records"` (no mirror
+//! configured) downloads through the provider registry protocol, verifies the signatures and
+//! locks `zh:` and `h1:` hashes; then `plan` runs with the installed providers.
 //! The same through the network mirror protocol, and through service discovery when sources name
 //! the registry's own host; a zip changed after signing and checksums signed by another key are
 //! refused with nothing installed; stock `gpg --verify` accepts the signatures with the published
 //! public key.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use acceptance::hcl::{quote, unique_name};
+use acceptance::hcl::{quote, required_providers, unique_name};
 use acceptance::mirror::{self, VERSION};
 use acceptance::{Cluster, Engine, EngineInfo, EngineOutput, engine_info, opentofu, paths, skip};
 use estate_tools::registry::{Options, Protocol, Registry, openpgp};
@@ -92,8 +94,8 @@ fn published_key_id() -> String {
     openpgp::key_id(&armor).expect("a key id")
 }
 
-/// A working folder whose configuration declares both providers by their short sources, with
-/// one resource of each on the test cluster, and an engine installing through `registry`.
+/// A working folder whose configuration declares every address by its short source, with one
+/// resource through each on the test cluster, and an engine installing through `registry`.
 struct Workspace {
     dir: tempfile::TempDir,
     engine: Engine,
@@ -102,8 +104,8 @@ struct Workspace {
 }
 
 impl Workspace {
-    /// One resource of each provider, declared by their short sources, installed by the engine
-    /// of the run.
+    /// One resource through each address, declared by their short sources, installed by the
+    /// engine of the run.
     fn new(registry: &Registry, protocol: Protocol, kubeconfig: &Path) -> Workspace {
         Workspace::new_for(engine_info(), registry, protocol, kubeconfig)
     }
@@ -115,9 +117,12 @@ impl Workspace {
         let main = format!(
             "{}\n\
              provider \"kubernetes\" {{\n  estate      = \"{estate}\"\n  config_path = {kubeconfig}\n}}\n\n\
+             provider \"kubectl\" {{\n  estate      = \"{estate}\"\n  config_path = {kubeconfig}\n}}\n\n\
              provider \"records\" {{\n  estate      = \"{estate}\"\n  config_path = {kubeconfig}\n}}\n\n\
              resource \"kubernetes_config_map\" \"installed\" {{\n  metadata {{\n    name      = \"{estate}\"\n    \
              namespace = \"default\"\n  }}\n  data = {{ from = \"registry\" }}\n}}\n\n\
+             resource \"kubernetes_config_map\" \"through_kubectl\" {{\n  provider = kubectl\n  metadata {{\n    \
+             name      = \"{estate}-kubectl\"\n    namespace = \"default\"\n  }}\n}}\n\n\
              resource \"records_outputs\" \"this\" {{\n  values = {{ config_map = kubernetes_config_map.installed.id }}\n}}\n",
             required_providers("")
         );
@@ -179,16 +184,6 @@ impl Workspace {
     }
 }
 
-/// The `terraform` block declaring both providers, their sources prefixed with `host`
-/// (e.g. `localhost:8443/`), or short (`choudoufu/live`) without.
-fn required_providers(host: &str) -> String {
-    let ns = mirror::NAMESPACE;
-    format!(
-        "terraform {{\n  required_providers {{\n    kubernetes = {{ source = \"{host}{ns}/live\" }}\n    \
-         records    = {{ source = \"{host}{ns}/records\" }}\n  }}\n}}\n"
-    )
-}
-
 /// The `provider "<address>" { ... }` block of a lock file written by the engine `info` describes.
 fn lock_block<'a>(info: &EngineInfo, lock: &'a str, type_name: &str) -> &'a str {
     let address = format!("provider \"{}\"", info.provider_address(type_name));
@@ -208,12 +203,29 @@ fn archive(dir: &Path, type_name: &str) -> PathBuf {
     ))
 }
 
-/// `plan` with the installed providers: both resources to create.
+/// `plan` with the installed providers: the resource through each address to create.
 fn plans_with_the_installed_providers(workspace: &Workspace) {
     let (plan, summary) = workspace.engine.plan_json(&[]);
     assert!(plan.success(), "plan failed:\n{plan}");
     let summary = summary.expect("a saved plan");
-    assert_eq!(summary.count("create"), 2, "{:?}", summary.changes);
+    assert_eq!(
+        summary.count("create"),
+        mirror::PROVIDERS.len(),
+        "{:?}",
+        summary.changes
+    );
+    let planned_by: BTreeSet<&str> = (summary.raw["resource_changes"].as_array().into_iter().flatten())
+        .filter_map(|change| change["provider_name"].as_str())
+        .collect();
+    let info = workspace.engine.info();
+    let addresses: Vec<String> = (mirror::PROVIDER_TYPES.iter())
+        .map(|t| info.provider_address(t))
+        .collect();
+    assert_eq!(
+        planned_by,
+        addresses.iter().map(String::as_str).collect(),
+        "each address plans its resource"
+    );
 }
 
 fn assert_nothing_installed(workspace: &Workspace, init: &EngineOutput) {

@@ -8,7 +8,7 @@
 //! have a module each. [`resources`] serves them all as typed resources.
 
 mod config_map;
-mod diagnosis;
+pub(crate) mod diagnosis;
 mod generic;
 mod namespace;
 pub(crate) mod readiness;

@@ -8,16 +8,9 @@
 use plugin_runtime::{Diagnostic, MoveSource};
 use serde_json::Value as Json;
 
-/// The kubectl providers, as the `namespace/type` end of their registry addresses (any host:
-/// a mirror may serve them under its own).
-const PROVIDERS: [&str; 2] = ["gavinbunney/kubectl", "alekc/kubectl"];
-
 /// Whether `source` is a kubectl provider's `kubectl_manifest`.
 pub(super) fn is_kubectl_manifest(source: &MoveSource<'_>) -> bool {
-    source.type_name == "kubectl_manifest"
-        && PROVIDERS
-            .iter()
-            .any(|p| source.provider_address.ends_with(&format!("/{p}")))
+    source.type_name == "kubectl_manifest" && crate::moves::from_kubectl(source)
 }
 
 /// Why a `kubectl_manifest` state cannot become a `kubernetes_manifest`.

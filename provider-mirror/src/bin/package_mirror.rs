@@ -1,5 +1,6 @@
 //! `make build`'s last step: packs the release provider binaries into the filesystem mirror
-//! `dist/mirror` and writes the CLI configuration `dist/terraformrc`.
+//! `dist/mirror`, each under every address it is published as, and writes the CLI
+//! configuration `dist/terraformrc`.
 
 use std::process::ExitCode;
 
@@ -12,8 +13,14 @@ fn main() -> ExitCode {
         Ok(()) => {
             println!("mirror: {}", dist.join("mirror").display());
             for host in mirror::HOSTS {
-                for type_name in mirror::PROVIDER_TYPES {
-                    println!("  {host}/{}/{type_name} {}", mirror::NAMESPACE, mirror::VERSION);
+                for address in mirror::PROVIDERS {
+                    println!(
+                        "  {host}/{}/{} {} ({})",
+                        mirror::NAMESPACE,
+                        address.type_name,
+                        mirror::VERSION,
+                        address.binary_file()
+                    );
                 }
             }
             println!(

@@ -1,13 +1,15 @@
-//! What the documentation covers: both providers' schemas and function signatures, taken
-//! in-process from the provider libraries (the same values the plugins answer
+//! What the documentation covers: every published address's schemas and function signatures,
+//! taken in-process from the provider libraries (the same values the plugins answer
 //! `GetProviderSchema` and `GetFunctions` with), so the docs cannot describe anything but what
-//! the built providers serve.
+//! the built providers serve. A binary published under several addresses documents each of its
+//! types under one of them ([`owns`]): `kubectl_*` under `choudoufu/kubectl`, the rest under
+//! `choudoufu/live`.
 
 use plugin_runtime::{Block, Provider, Schema, Signature};
 
-use provider_mirror::NAMESPACE;
+use provider_mirror::{Address, NAMESPACE, PROVIDERS};
 
-/// One provider: its provider block and the types it serves.
+/// One provider address: its provider block and the types documented under it.
 pub struct ProviderDoc {
     /// The provider type, e.g. `live` (source `choudoufu/live`).
     pub name: &'static str,
@@ -124,17 +126,41 @@ impl ProviderDoc {
     }
 }
 
-/// Both providers, in the order of [`provider_mirror::PROVIDER_TYPES`].
+/// Every published address, in the order of [`PROVIDERS`].
 pub fn providers() -> Vec<ProviderDoc> {
-    vec![
-        describe("live", &provider_live::LiveProvider::default()),
-        describe("records", &provider_records::RecordsProvider::default()),
-    ]
+    let described = PROVIDERS.iter().filter_map(|address| {
+        let provider = library(address.binary)?;
+        Some(describe(address, provider.as_ref()))
+    });
+    described.collect()
 }
 
-fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
+/// The provider library a binary is built from (every binary of [`PROVIDERS`] has one: the
+/// unit test says so).
+fn library(binary: &str) -> Option<Box<dyn Provider>> {
+    match binary {
+        "live" => Some(Box::new(provider_live::LiveProvider::default())),
+        "records" => Some(Box::new(provider_records::RecordsProvider::default())),
+        _ => None,
+    }
+}
+
+/// Whether `name`, a type or function of `address`'s binary, is documented under `address`:
+/// under the address of that binary whose local name starts it (`kubectl_manifest`:
+/// `choudoufu/kubectl`), else under the one named as the binary (`kubernetes_...` and the
+/// functions: `choudoufu/live`). The registry shows each page once, under one address.
+fn owns(address: &Address, name: &str) -> bool {
+    let siblings = || PROVIDERS.iter().filter(|a| a.binary == address.binary);
+    let owner = siblings()
+        .find(|a| name.starts_with(&format!("{}_", a.local_name)))
+        .or_else(|| siblings().find(|a| a.type_name == a.binary));
+    owner == Some(address)
+}
+
+fn describe(address: &Address, provider: &dyn Provider) -> ProviderDoc {
+    let owned = |name: &str| owns(address, name);
     let mut resources = Vec::new();
-    for resource in provider.resources() {
+    for resource in provider.resources().iter().filter(|r| owned(r.type_name())) {
         with_aliases(
             &mut resources,
             resource.type_name(),
@@ -143,7 +169,7 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
         );
     }
     let mut list_resources = Vec::new();
-    for list in provider.list_resources() {
+    for list in provider.list_resources().iter().filter(|l| owned(l.type_name())) {
         with_aliases(
             &mut list_resources,
             list.type_name(),
@@ -159,21 +185,25 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
     let mut data_sources: Vec<TypeDoc> = provider
         .data_sources()
         .iter()
+        .filter(|d| owned(d.type_name()))
         .map(|d| unaliased(d.type_name(), d.schema()))
         .collect();
     let mut ephemeral_resources: Vec<TypeDoc> = provider
         .ephemeral_resources()
         .iter()
+        .filter(|e| owned(e.type_name()))
         .map(|e| unaliased(e.type_name(), e.schema()))
         .collect();
     let mut actions: Vec<TypeDoc> = provider
         .actions()
         .iter()
+        .filter(|a| owned(a.type_name()))
         .map(|a| unaliased(a.type_name(), a.schema()))
         .collect();
     let mut functions: Vec<FunctionDoc> = provider
         .functions()
         .iter()
+        .filter(|f| owned(f.name()))
         .map(|f| FunctionDoc {
             name: f.name().to_string(),
             signature: f.signature(),
@@ -190,7 +220,7 @@ fn describe(name: &'static str, provider: &dyn Provider) -> ProviderDoc {
     }
     functions.sort_by(|a, b| a.name.cmp(&b.name));
     ProviderDoc {
-        name,
+        name: address.type_name,
         schema: provider.schema(),
         resources,
         data_sources,
@@ -264,5 +294,36 @@ fn missing(block: &Block, report: &mut dyn FnMut(String), prefix: &str) {
             report(format!("{path} (block)"));
         }
         missing(&nested.block, report, &format!("{path}."));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_address_has_its_library() {
+        for address in PROVIDERS {
+            assert!(library(address.binary).is_some(), "{address:?}");
+        }
+    }
+
+    /// Each name under exactly one address of its binary: the kubectl providers' types under
+    /// `choudoufu/kubectl`, hashicorp's and the functions under `choudoufu/live`.
+    #[test]
+    fn each_type_is_documented_under_one_address() {
+        let owner = |binary: &str, name: &str| -> Vec<&str> {
+            let of_binary = PROVIDERS.iter().filter(|a| a.binary == binary);
+            of_binary.filter(|a| owns(a, name)).map(|a| a.type_name).collect()
+        };
+        for (binary, name, address) in [
+            ("live", "kubectl_manifest", "kubectl"),
+            ("live", "kubernetes_config_map_v1", "live"),
+            ("live", "manifest_decode", "live"),
+            ("records", "records_outputs", "records"),
+            ("records", "terraform_estate_outputs", "records"),
+        ] {
+            assert_eq!(owner(binary, name), [address], "{name}");
+        }
     }
 }

@@ -290,6 +290,44 @@ mod tests {
         }
     }
 
+    /// Whatever addresses the release holds, `choudoufu/kubectl` among them, are served through
+    /// both protocols.
+    #[test]
+    fn every_published_address_is_served() {
+        let dir = tempfile::tempdir().expect("a folder");
+        for type_name in mirror::PROVIDER_TYPES {
+            let stem = release::stem(type_name, "0.1.0");
+            write(
+                dir.path(),
+                &release::sums_name(type_name, "0.1.0"),
+                &format!("aa  {stem}_linux_amd64.zip\n"),
+            );
+            write(
+                dir.path(),
+                &release::manifest_name(type_name, "0.1.0"),
+                mirror::MANIFEST,
+            );
+        }
+        let catalog = catalog_in(dir.path());
+        for type_name in mirror::PROVIDER_TYPES {
+            let versions = catalog.answer(&format!("/v1/providers/choudoufu/{type_name}/versions"));
+            assert!(matches!(versions, Answer::Json(_)), "{type_name}: {versions:?}");
+            let Answer::Json(download) = catalog.answer(&format!(
+                "/v1/providers/choudoufu/{type_name}/0.1.0/download/linux/amd64"
+            )) else {
+                panic!("{type_name}: no download")
+            };
+            assert_eq!(
+                download["filename"],
+                format!("terraform-provider-{type_name}_0.1.0_linux_amd64.zip")
+            );
+            let index = catalog.answer(&format!(
+                "/mirror/registry.terraform.io/choudoufu/{type_name}/index.json"
+            ));
+            assert!(matches!(index, Answer::Json(_)), "{type_name}: {index:?}");
+        }
+    }
+
     #[test]
     fn versions_sort_numerically() {
         let mut versions = vec!["0.10.0", "0.9.1", "0.9.0"];
