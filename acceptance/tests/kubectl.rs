@@ -5,7 +5,9 @@
 //! estate's object is refused and an unlabelled one taken over and stamped, as `kubectl apply`
 //! would; a lost state's objects are adopted; `wait_for` holds the apply on a condition and a
 //! field; `force_new` replaces; `apply_only` objects outlive destroy; a CRD and its objects
-//! apply in one run.
+//! apply in one run. With `server_side_apply`, `field_manager` owns the fields and another
+//! manager's field conflicts unless `force_conflicts`; `ignore_fields`, `show_drift_values` and
+//! the server drift engine shape `drift`; `wait` with `delete_cascade` waits for the delete.
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
@@ -429,4 +431,90 @@ fn a_wait_that_fails_names_what_is_missing_and_imports_take_kubectls_ids() {
         left.stdout.trim().is_empty(),
         "wait = true: gone when destroy returns: {left}"
     );
+}
+
+#[test]
+fn server_side_apply_conflicts_field_managers_and_how_drift_is_seen() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "kssa");
+    let estate = unique_name("kssa");
+    let work = LiveDir::as_kubectl(&estate, cluster.kubeconfig(), "");
+    let cm = |value: &str, extra: &str| {
+        manifest(
+            "cm",
+            &config_map("cm", &ns.name, value),
+            &format!(
+                "  server_side_apply = true\n  field_manager     = \"platform\"\n  ignore_fields     = [\"data.b\"]\n  \
+                 show_drift_values = \"full\"\n  drift_engine      = \"server\"\n  delete_cascade    = \"Foreground\"\n  \
+                 wait              = true\n{extra}"
+            ),
+        )
+    };
+    work.write(&cm("1", ""));
+    work.apply_ok("create");
+    let live = cluster.get_json(&["-n", &ns.name, "configmap", "cm", "--show-managed-fields"]);
+    let managers: Vec<&str> = live["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["manager"].as_str())
+        .collect();
+    assert!(managers.contains(&"platform"), "field_manager: {managers:?}");
+
+    // A change to an ignored field is no drift; a change to another is, shown in full.
+    cluster.kubectl_ok(&[
+        "-n",
+        &ns.name,
+        "patch",
+        "configmap",
+        "cm",
+        "-p",
+        r#"{"data":{"b":"ignored"}}"#,
+    ]);
+    assert_eq!(work.plan_exit().code, 0, "ignore_fields");
+    cluster.kubectl_ok(&[
+        "-n",
+        &ns.name,
+        "patch",
+        "configmap",
+        "cm",
+        "-p",
+        r#"{"data":{"a":"theirs"}}"#,
+    ]);
+    let refreshed = work.run(&["apply", "-refresh-only", "-auto-approve", "-input=false"]);
+    assert!(refreshed.success(), "{refreshed}");
+    let drift = work.state_values("kubectl_manifest.cm")["drift"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        drift.contains("theirs") && drift.contains("a:"),
+        "drift shown in full: {drift:?}"
+    );
+
+    // kubectl-patch owns data.a now: server-side apply conflicts, unless forced.
+    work.write(&cm("2", ""));
+    let out = work.apply();
+    assert!(
+        !out.success() && out.flat().to_lowercase().contains("conflict"),
+        "conflict:\n{out}"
+    );
+    work.write(&cm("2", "  force_conflicts = true\n"));
+    work.apply_ok("forced");
+    let live = cluster.get_json(&["-n", &ns.name, "configmap", "cm"]);
+    assert_eq!(live["data"]["a"], "2");
+    assert_eq!(work.plan_exit().code, 0, "plan after the forced apply");
+    let out = work.run(&["destroy", "-auto-approve", "-input=false"]);
+    assert!(out.success(), "destroy:\n{out}");
+    let left = cluster.kubectl(&[
+        "-n",
+        &ns.name,
+        "get",
+        "configmap",
+        "cm",
+        "--ignore-not-found",
+        "-o",
+        "name",
+    ]);
+    assert!(left.stdout.trim().is_empty(), "gone when destroy returns: {left}");
 }
