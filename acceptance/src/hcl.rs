@@ -190,6 +190,20 @@ impl LiveDir {
         )
     }
 
+    /// A folder declaring both addresses of provider-live, `kubernetes` (choudoufu/live) and
+    /// `kubectl` (choudoufu/kubectl), each with a provider block for `estate`.
+    pub fn live_and_kubectl(estate: &str, kubeconfig: &Path) -> LiveDir {
+        let live = live_provider(estate, kubeconfig);
+        let kubectl_block = live[live.find("provider \"kubernetes\"").expect("a provider block")..]
+            .replace("provider \"kubernetes\"", "provider \"kubectl\"");
+        let both = live.replacen(
+            "  required_providers {\n",
+            "  required_providers {\n    kubectl = {\n      source = \"choudoufu/kubectl\"\n    }\n",
+            1,
+        );
+        LiveDir::with_providers(format!("{both}\n{kubectl_block}"))
+    }
+
     /// [`LiveDir::new`] with choudoufu/records beside provider-live (local name `records`, the
     /// same estate and cluster).
     pub fn with_records(estate: &str, kubeconfig: &Path) -> LiveDir {

@@ -518,3 +518,34 @@ fn server_side_apply_conflicts_field_managers_and_how_drift_is_seen() {
     ]);
     assert!(left.stdout.trim().is_empty(), "gone when destroy returns: {left}");
 }
+
+#[test]
+fn a_kubectl_manifest_moves_into_a_kubernetes_manifest_of_the_other_address() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "kmove");
+    let estate = unique_name("kmove");
+    let work = LiveDir::live_and_kubectl(&estate, cluster.kubeconfig());
+    let yaml = config_map("settings", &ns.name, "on");
+    work.write(&manifest("settings", &yaml, ""));
+    work.apply_ok("as kubectl_manifest");
+    let uid = cluster.get_json(&["-n", &ns.name, "configmap", "settings"])["metadata"]["uid"].clone();
+    work.write(&format!(
+        "moved {{\n  from = kubectl_manifest.settings\n  to   = kubernetes_manifest.settings\n}}\n\n\
+         resource \"kubernetes_manifest\" \"settings\" {{\n  manifest = yamldecode(<<-YAML\n{yaml}  YAML\n  )\n}}\n"
+    ));
+    let out = work.run(&["plan", "-input=false", "-detailed-exitcode", "-no-color"]);
+    assert!(out.code == 0 || out.code == 2, "plan of the move:\n{out}");
+    assert!(
+        out.stdout.contains("has moved to kubernetes_manifest.settings"),
+        "{out}"
+    );
+    assert!(
+        out.stdout.contains("0 to add, 0 to change, 0 to destroy"),
+        "the move changes nothing:\n{out}"
+    );
+    work.apply_ok("the move");
+    assert_eq!(work.plan_exit().code, 0, "plan after the move");
+    let live = cluster.get_json(&["-n", &ns.name, "configmap", "settings"]);
+    assert_eq!(live["metadata"]["uid"], uid, "the same object");
+    assert_eq!(live["metadata"]["labels"]["tofu-estate"], estate.as_str());
+}

@@ -18,7 +18,8 @@ mod yaml;
 
 use std::sync::Arc;
 
-use plugin_runtime::{DataSource, EphemeralResource, Resource};
+use plugin_runtime::{DataSource, EphemeralResource, Resource, Value};
+use serde_json::Value as Json;
 
 use crate::context::Context;
 
@@ -43,4 +44,15 @@ pub fn data_sources(ctx: &Arc<Context>) -> Vec<Arc<dyn DataSource>> {
 /// The kubectl providers' ephemeral resources.
 pub fn ephemeral_resources(ctx: &Arc<Context>) -> Vec<Arc<dyn EphemeralResource>> {
     vec![Arc::new(object::ObjectEphemeral::new(ctx.clone()))]
+}
+
+/// The manifest a `kubectl_manifest` state applied (its `yaml_body` in its
+/// `override_namespace`), read as the kubectl providers read it: what a `moved` block into
+/// `kubernetes_manifest` takes. Err says why there is none.
+pub(crate) fn applied_manifest(state: &Json) -> Result<Json, String> {
+    match body::Body::of(&Value::from_json(state)) {
+        Ok(Some(body)) => Ok(body.manifest),
+        Ok(None) => Err("its yaml_body is not a string".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }

@@ -10,9 +10,10 @@ use plugin_runtime::MoveSource;
 /// registry host: a mirror or private registry may serve them under its own).
 const PROVIDERS: [&str; 3] = ["choudoufu/live", "choudoufu/kubectl", "hashicorp/kubernetes"];
 
-/// The kubectl providers (gavinbunney/kubectl, and its successor alekc/kubectl), as the
-/// `namespace/type` end of their registry addresses, any host.
-const KUBECTL_PROVIDERS: [&str; 2] = ["gavinbunney/kubectl", "alekc/kubectl"];
+/// The providers whose `kubectl_manifest` states have the kubectl providers' shape
+/// (gavinbunney/kubectl, its successor alekc/kubectl, and this binary as choudoufu/kubectl), as
+/// the `namespace/type` end of their registry addresses, any host.
+const KUBECTL_PROVIDERS: [&str; 3] = ["gavinbunney/kubectl", "alekc/kubectl", "choudoufu/kubectl"];
 
 /// Whether `source` is of a kubectl provider, whose `kubectl_manifest` states
 /// `choudoufu/kubectl`'s reads as its own and `kubernetes_manifest` translates.

@@ -1,8 +1,8 @@
 //! `moved` from the kubectl providers' `kubectl_manifest` (gavinbunney/kubectl, and its
-//! successor alekc/kubectl) to `kubernetes_manifest`. Both keep the manifest they apply as YAML
+//! successor alekc/kubectl, and this binary as `choudoufu/kubectl`) to `kubernetes_manifest`. Both keep the manifest they apply as YAML
 //! text in `yaml_body` (gavinbunney's kubernetes/resource_kubectl_manifest.go:378, alekc's
 //! internal/framework/resource_kubectl_manifest.go:76), moved to another namespace by
-//! `override_namespace` when set; the rest of their state (the live object's hashes, their
+//! `override_namespace` when set, read as they read it ([`crate::kubectl`]); the rest of their state (the live object's hashes, their
 //! apply and wait settings) has no counterpart, and the next refresh reads the object.
 
 use plugin_runtime::{Diagnostic, MoveSource};
@@ -37,24 +37,10 @@ impl From<KubectlMoveError> for Diagnostic {
 /// The manifest a `kubectl_manifest` state applied: its `yaml_body`, in `override_namespace`
 /// when that is set.
 pub(super) fn manifest_of(stored: &Json) -> Result<Json, KubectlMoveError> {
-    let body = stored
-        .get("yaml_body")
-        .and_then(Json::as_str)
-        .ok_or(KubectlMoveError::NoBody)?;
-    let not_object = |why: String| KubectlMoveError::NotAnObject(why);
-    let yaml: serde_yaml::Value = serde_yaml::from_str(body).map_err(|e| not_object(e.to_string()))?;
-    let mut manifest = serde_json::to_value(yaml).map_err(|e| not_object(e.to_string()))?;
-    if !manifest.is_object() {
-        return Err(not_object("a YAML mapping is expected".into()));
+    if stored.get("yaml_body").and_then(Json::as_str).is_none() {
+        return Err(KubectlMoveError::NoBody);
     }
-    if let Some(namespace) = stored
-        .get("override_namespace")
-        .and_then(Json::as_str)
-        .filter(|n| !n.is_empty())
-    {
-        manifest["metadata"]["namespace"] = Json::from(namespace);
-    }
-    Ok(manifest)
+    crate::kubectl::applied_manifest(stored).map_err(KubectlMoveError::NotAnObject)
 }
 
 #[cfg(test)]
@@ -66,14 +52,14 @@ mod tests {
     #[test]
     fn the_yaml_body_is_the_manifest_in_the_overriding_namespace() {
         let stored = json!({
-            "yaml_body": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: \"1\"\n  n: 2\n",
+            "yaml_body": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: \"1\"\n  count: 2\n",
             "override_namespace": "team",
             "uid": "u",
         });
         assert_eq!(
             manifest_of(&stored).unwrap(),
             json!({"apiVersion": "v1", "kind": "ConfigMap",
-                   "metadata": {"name": "cm", "namespace": "team"}, "data": {"a": "1", "n": 2}})
+                   "metadata": {"name": "cm", "namespace": "team"}, "data": {"a": "1", "count": 2}})
         );
         assert!(matches!(manifest_of(&json!({})), Err(KubectlMoveError::NoBody)));
         let list = json!({"yaml_body": "- a\n- b\n"});
