@@ -26,6 +26,15 @@ pub struct Deferred {
 }
 
 impl Deferred {
+    /// Why the plan goes without the cluster, as the clause of a sentence: a setting known
+    /// only at apply, or a kubeconfig `lazy_load` could not load yet.
+    pub fn reason(&self) -> String {
+        match &self.load_error {
+            Some(error) => format!("the kubeconfig could not be loaded yet ({error}; lazy_load = true)"),
+            None => format!("the provider setting {} is known only at apply", self.setting),
+        }
+    }
+
     /// The error for what cannot wait for apply: a data source, an import, an ephemeral
     /// resource, a listing; or anything at all once apply still finds no kubeconfig.
     pub fn needed_now(&self) -> Diagnostic {
@@ -197,6 +206,11 @@ mod tests {
         assert!(err.detail.contains("/nonexistent/kubeconfig"), "{}", err.detail);
         assert!(err.detail.contains("lazy_load"), "{}", err.detail);
         assert!(deferred.not_refreshed().detail.contains("kubeconfig"));
+        assert!(
+            deferred.reason().contains("could not be loaded yet"),
+            "{}",
+            deferred.reason()
+        );
 
         let strict = Configured::default();
         let err = strict

@@ -288,9 +288,12 @@ fn planned_offline(deferred: &kube_estate::Deferred, identity: &ObjectIdentity) 
         "Manifest planned without the cluster",
         format!(
             "{}/{} {:?} is planned from the configuration as written, its object unknown until apply: \
-             the provider setting {} is known only at apply, so the kind and the live object are \
-             checked then (apply first waits up to `timeouts.create` for a kind not served yet).",
-            identity.api_version, identity.kind, identity.name, deferred.setting
+             {}, so the kind and the live object are checked then (apply first waits up to \
+             `timeouts.create` for a kind not served yet).",
+            identity.api_version,
+            identity.kind,
+            identity.name,
+            deferred.reason()
         ),
     )
     .at(AttributePath::root("manifest"))
