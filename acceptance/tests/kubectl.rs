@@ -549,3 +549,51 @@ fn a_kubectl_manifest_moves_into_a_kubernetes_manifest_of_the_other_address() {
     assert_eq!(live["metadata"]["uid"], uid, "the same object");
     assert_eq!(live["metadata"]["labels"]["tofu-estate"], estate.as_str());
 }
+
+#[test]
+fn an_api_version_change_replaces_unless_upgrade_api_version() {
+    let cluster = Cluster::start();
+    let ns = ScratchNamespace::create(&cluster, "kver");
+    let estate = unique_name("kver");
+    let work = LiveDir::as_kubectl(&estate, cluster.kubeconfig(), "");
+    let hpa = |version: &str, upgrade: bool| {
+        let spec = if version == "autoscaling/v1" {
+            "  targetCPUUtilizationPercentage: 80\n"
+        } else {
+            "  metrics:\n  - type: Resource\n    resource:\n      name: cpu\n      target: {type: Utilization, averageUtilization: 80}\n"
+        };
+        manifest(
+            "hpa",
+            &indent(&format!(
+                "apiVersion: {version}\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  namespace: {}\nspec:\n  \
+                 scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 1\n  maxReplicas: 3\n{spec}",
+                ns.name
+            )),
+            &format!("  upgrade_api_version = {upgrade}\n"),
+        )
+    };
+    work.write(&hpa("autoscaling/v1", false));
+    work.apply_ok("v1");
+    let uid = work.state_values("kubectl_manifest.hpa")["uid"].clone();
+    work.write(&hpa("autoscaling/v2", false));
+    let out = work.run(&["plan", "-input=false", "-no-color"]);
+    assert!(
+        out.stdout.contains("must be replaced"),
+        "apiVersion replaces:\n{out}"
+    );
+    work.write(&hpa("autoscaling/v2", true));
+    let out = work.run(&["plan", "-input=false", "-no-color"]);
+    assert!(
+        out.success() && !out.stdout.contains("must be replaced"),
+        "in place:\n{out}"
+    );
+    work.apply_ok("v2 in place");
+    assert_eq!(
+        work.state_values("kubectl_manifest.hpa")["uid"],
+        uid,
+        "the same object"
+    );
+    assert_eq!(work.plan_exit().code, 0, "plan after the upgrade");
+    let out = work.run(&["destroy", "-auto-approve", "-input=false"]);
+    assert!(out.success(), "destroy:\n{out}");
+}

@@ -182,11 +182,17 @@ fn move_in(
         Route::ReplaceProvider => try_move_in(work, stamped.len())?,
         Route::Moved => first_plan(work, stamped.len())?,
     }
+    stamp(cluster, work, &stamped, estate)
+}
+
+/// The last steps of a move in: one apply, which labels every object of `stamped` with
+/// `estate`, then an empty plan.
+pub fn stamp(cluster: &Cluster, work: &LiveDir, stamped: &[Target], estate: &str) -> Result<(), String> {
     let apply = work.run(&["apply", "-auto-approve", "-input=false", "-parallelism=10"]);
     if !apply.success() {
         return Err(format!("the stamp's apply failed:\n{apply}"));
     }
-    let unlabelled: Vec<String> = kubectl_get(cluster, &stamped, false)
+    let unlabelled: Vec<String> = kubectl_get(cluster, stamped, false)
         .iter()
         .filter(|live| live["metadata"]["labels"]["tofu-estate"] != estate)
         .map(described)

@@ -517,15 +517,12 @@ impl Resource for KubectlManifest {
         };
         let (object, import_id) = (target.object_ref(), body.import_id());
         let check = guard_check(&object, estate, &import_id, prior.is_none(), manager_of(&planned));
-        lifecycle::plan_guard(
-            &self.ctx,
-            conn,
-            &target,
-            &check,
-            &req.prior_private,
-            &mut response,
-        )
-        .await?;
+        // The refresh read the object at the state's apiVersion: an upgrade in place reads it at
+        // another, which no fingerprint of the refresh's compares with. The plan's own, at the
+        // new version, still guards the apply.
+        let upgrading = prior.is_some_and(|p| p.get("api_version") != planned.get("api_version"));
+        let seen: &[u8] = if upgrading { &[] } else { &req.prior_private };
+        lifecycle::plan_guard(&self.ctx, conn, &target, &check, seen, &mut response).await?;
         response.planned_state = planned;
         Ok(response)
     }
