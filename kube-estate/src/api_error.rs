@@ -43,6 +43,13 @@ pub enum ApiError {
         namespace: String,
         message: String,
     },
+    /// A write into a namespace that does not exist (404 `namespaces "x" not found`).
+    #[error("cannot {verb} {object}: namespace {namespace:?} not found")]
+    NamespaceMissing {
+        object: ObjectRef,
+        verb: String,
+        namespace: String,
+    },
     /// A ResourceQuota refused the object (403 `exceeded quota` / `failed quota`).
     #[error("cannot {verb} {object}: {message}")]
     QuotaExceeded {
@@ -263,6 +270,11 @@ impl ApiError {
             };
         }
         match status.code {
+            404 if let Some(namespace) = missing_namespace(&message, &object) => ApiError::NamespaceMissing {
+                object,
+                verb,
+                namespace,
+            },
             404 => ApiError::NotFound { object },
             409 if status.is_already_exists() => ApiError::AlreadyExists { object },
             409 => ApiError::Conflict {
@@ -496,6 +508,21 @@ impl From<ApiError> for Diagnostic {
                      ClusterRole) and binding, or connect with another identity."
                 ),
             ),
+            ApiError::NamespaceMissing {
+                object,
+                verb,
+                namespace,
+            } => Diagnostic::error(
+                format!(
+                    "Cannot {}: namespace {namespace:?} not found",
+                    call(&verb, &object)
+                ),
+                format!(
+                    "The namespace {namespace:?} does not exist, so nothing was written. Create it \
+                     first (a kubernetes_namespace_v1, or a Namespace manifest this resource depends \
+                     on), or correct the object's namespace."
+                ),
+            ),
             ApiError::NamespaceTerminating {
                 object,
                 verb,
@@ -666,3 +693,12 @@ impl From<ApiError> for Diagnostic {
 
 #[cfg(test)]
 mod tests;
+
+/// The namespace a 404's message says is missing (`namespaces "x" not found`), when `object` is
+/// not that namespace itself: a write into a namespace that does not exist.
+fn missing_namespace(message: &str, object: &ObjectRef) -> Option<String> {
+    let name = message
+        .strip_prefix("namespaces \"")?
+        .strip_suffix("\" not found")?;
+    (object.namespace.as_deref() == Some(name)).then(|| name.to_string())
+}

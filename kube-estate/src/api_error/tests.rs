@@ -144,6 +144,27 @@ fn field_manager_conflicts_name_manager_field_and_force_conflicts() {
 }
 
 #[test]
+fn a_write_into_a_missing_namespace_names_the_namespace() {
+    // As kube-apiserver answers a create into a namespace that does not exist.
+    let e = ApiError::from_kube(
+        api(404, "NotFound", "namespaces \"shop\" not found"),
+        &cm(),
+        "create",
+    );
+    assert!(matches!(&e, ApiError::NamespaceMissing { namespace, .. } if namespace == "shop"));
+    assert!(!e.is_not_found(), "the object is not what is missing");
+    let d = Diagnostic::from(e);
+    assert_eq!(
+        d.summary,
+        "Cannot create ConfigMap \"shop/app-config\": namespace \"shop\" not found"
+    );
+    // The namespace itself, absent, is an ordinary not-found.
+    let ns = ObjectRef::cluster("Namespace", "shop");
+    let e = ApiError::from_kube(api(404, "NotFound", "namespaces \"shop\" not found"), &ns, "get");
+    assert!(e.is_not_found());
+}
+
+#[test]
 fn refusals_that_are_not_about_rbac_say_what_refused() {
     // As kube-apiserver answers a create into a terminating namespace.
     let status = Status::failure(

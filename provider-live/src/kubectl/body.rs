@@ -119,7 +119,7 @@ pub fn parse_import_id(id: &str) -> Result<ObjectIdentity, Diagnostic> {
         Diagnostic::error(
             "Invalid import id",
             format!(
-                "{id:?} is not a kubectl_manifest import id: expected \"apiVersion//kind//name\" or \
+                "malformed ID {id:?}: a kubectl_manifest import id is \"apiVersion//kind//name\" or \
                  \"apiVersion//kind//name//namespace\", e.g. \"apps/v1//Deployment//web//shop\"."
             ),
         )

@@ -342,6 +342,9 @@ async fn wait(
         Ok(found) => Ok(found.unwrap_or(last)),
         Err(e) => {
             let mut diagnostic = Diagnostic::from(e);
+            // The kubectl providers' words first: their users' checks look for them.
+            diagnostic.detail = format!("{}. {}", diagnostic.summary, diagnostic.detail);
+            diagnostic.summary = format!("failed to wait for resource {}", target.object_ref());
             let kind = last["kind"].as_str().unwrap_or_default();
             if let Some(pods) = crate::kinds::diagnosis::explain(client, kind, &last).await {
                 diagnostic.detail = format!("{} Pods: {pods}.", diagnostic.detail);

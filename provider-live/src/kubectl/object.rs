@@ -30,6 +30,8 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(300);
 enum ReadError {
     #[error("manifest not found: {0}")]
     NotFound(String),
+    #[error("{object} did not exist within the wait timeout ({timeout:?})")]
+    NeverThere { object: String, timeout: Duration },
     #[error("fields[{key:?}]: {path:?} is not a path of {object}")]
     NoPath {
         key: String,
@@ -41,7 +43,7 @@ enum ReadError {
 impl From<ReadError> for Diagnostic {
     fn from(e: ReadError) -> Diagnostic {
         let at = match &e {
-            ReadError::NotFound(_) => AttributePath::root("name"),
+            ReadError::NotFound(_) | ReadError::NeverThere { .. } => AttributePath::root("name"),
             ReadError::NoPath { key, .. } => AttributePath::root("fields").key(key),
         };
         Diagnostic::error("Cannot read kubectl_manifest", e.to_string()).at(at)
@@ -112,24 +114,25 @@ async fn read(ctx: &Context, mut config: Value, timeout_name: &str) -> Result<Va
     let live = match &wait_for {
         Some(wait_for) => {
             let check = waits::check(false, Some(wait_for));
+            let existed = std::sync::atomic::AtomicBool::new(false);
             let seen = |live: Option<&Json>| match live {
-                Some(o) => check(o),
+                Some(o) => {
+                    existed.store(true, std::sync::atomic::Ordering::Relaxed);
+                    check(o)
+                }
                 None => Readiness::Waiting("it does not exist yet".into()),
             };
-            let pace = Pace::new(
-                Duration::from_secs(1),
-                timeouts::of(&config, timeout_name, DEFAULT_WAIT),
-            );
-            objects::poll(
-                &conn.client,
-                &target,
-                None,
-                pace,
-                "exist and meet its wait_for",
-                seen,
-            )
-            .await
-            .map_err(|e| diag(Diagnostic::from(e)))?
+            let timeout = timeouts::of(&config, timeout_name, DEFAULT_WAIT);
+            let pace = Pace::new(Duration::from_secs(1), timeout);
+            let what = "exist and meet its wait_for";
+            match objects::poll(&conn.client, &target, None, pace, what, seen).await {
+                Err(objects::WaitError::Timeout(_))
+                    if !existed.load(std::sync::atomic::Ordering::Relaxed) =>
+                {
+                    return Err(diag(ReadError::NeverThere { object, timeout }));
+                }
+                found => found.map_err(|e| diag(Diagnostic::from(e)))?,
+            }
         }
         None => objects::get(&conn.client, &target).await.map_err(diag)?,
     }

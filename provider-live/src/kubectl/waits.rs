@@ -12,7 +12,7 @@ use crate::objects::Readiness;
 /// A `wait_for` that can never be met as written.
 #[derive(Debug, thiserror::Error)]
 pub enum WaitForError {
-    #[error("wait_for needs at least one field or condition block")]
+    #[error("at least one of `field` or `condition` must be provided in `wait_for` block")]
     Empty,
     #[error("{value:?} is not a regular expression: {reason}")]
     Regex {

@@ -77,17 +77,22 @@ pub fn self_link(manifest: &Json) -> String {
     } else {
         format!("{kind}s")
     };
-    let prefix = if api_version == "v1" { "/api" } else { "/apis" };
+    let prefix = if api_version == "v1" { "api" } else { "apis" };
     let namespace = text("/metadata/namespace");
-    let namespace = if namespace.is_empty() {
-        String::new()
-    } else {
-        format!("/namespaces/{namespace}")
-    };
-    format!(
-        "{prefix}/{api_version}{namespace}/{plural}/{}",
-        text("/metadata/name")
-    )
+    let namespaced = if namespace.is_empty() { "" } else { "namespaces" };
+    // Joined as a clean path: an empty part (no apiVersion, no name) leaves no `//`.
+    let parts = [
+        prefix,
+        api_version,
+        namespaced,
+        namespace,
+        &plural,
+        text("/metadata/name"),
+    ];
+    parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .fold(String::new(), |path, part| format!("{path}/{part}"))
 }
 
 /// `value` as sigs.k8s.io/yaml writes it (what `kubectl` prints).

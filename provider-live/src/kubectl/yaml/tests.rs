@@ -228,6 +228,9 @@ fn self_links_as_the_kubectl_providers_build_them() {
         let m = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "x", "namespace": namespace}});
         assert_eq!(self_link(&m), link);
     }
+    // A document without apiVersion or name leaves no empty segment (alekc's
+    // TestAccKubectlDataSourceFileDocuments_single).
+    assert_eq!(self_link(&json!({"kind": "Service1"})), "/apis/service1s");
 }
 
 #[test]
