@@ -2,8 +2,9 @@
 #   make demo   set up, build, apply the reference estates, show them, destroy them
 #   make test   set up, build, run every test (unit, protocol and acceptance with the real engine)
 #   make test-real  the acceptance tests against a real control plane from ../shared/realk8s
-# ENGINE=/path/to/tofu (or terraform) runs the tests, the demo and the benchmarks with that engine
-# instead of the Terraform `make setup` installs; `make setup TF=/path/...` makes one the default.
+# ENGINE=/path/to/tofu (or terraform) runs the tests, the demo and the benchmarks with that engine,
+# for that command only; `make setup TF=/path/...` alone changes the default (TF=bundled: back to
+# the Terraform setup installs).
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -11,7 +12,7 @@ SHELL := bash
 
 CARGO ?= cargo
 # The engine of this run (scripts, tests and benchmarks read it: provider_mirror::paths::engine);
-# TF is its older name, and `make setup` links .tools/bin/terraform to $(TF) when given; TOFU
+# TF is its older name, and `make setup TF=...` links .tools/bin/terraform to $(TF); TOFU
 # names an OpenTofu for the tests of its own behaviour (registry installation) in any run.
 export ENGINE TF TOFU
 
@@ -24,16 +25,19 @@ help:
 	@echo "make golden  refresh acceptance/kube-golden from ../shared/kube-golden"
 	@echo "make catalog regenerate provider-live/catalog/kinds.tsv and data_sources.tsv from reference/"
 	@echo "make openapi refresh reference/openapi from the cluster KUBECONFIG names"
-	@echo "make setup   install the engine and kubectl into .tools/ (TF=... to use your own engine)"
-	@echo "ENGINE=/path/to/tofu make test | test-real | demo   run with that engine instead"
+	@echo "make setup   install the engine and kubectl into .tools/ (TF=... makes your own engine the default)"
+	@echo "ENGINE=/path/to/tofu make test | test-real | demo   run with that engine, this once"
 	@echo "make build   build the providers and lay out the mirror in dist/"
 	@echo "make break-check  show that every stage's break switch makes it fail"
 	@echo "make fuzz    1,000,000 fuzzed codec and validator inputs (prints the count; no panic allowed)"
 	@echo "make release | registry | docs   signed registry artifacts, a registry serving them, registry docs"
+	@echo "make release-check  run the linux_arm64 and windows_amd64 builds (qemu, wine), check the darwin ones"
 	@echo "make fmt | lint | clean"
 
+# TF reaches setup.sh only when setup is asked for by name: as a step of `TF=... make test`, it
+# is that run's engine, and the default stays.
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh "$(if $(filter setup,$(MAKECMDGOALS)),$(TF))"
 
 # One release build of every binary the demo and the tests run (`cargo build-all`, an alias in
 # .cargo/config.toml), then the providers packed as the engine installs them: dist/mirror +
@@ -90,10 +94,13 @@ clean:
 	rm -rf dist .tools .work
 
 # --- Registry installation (issue 14): signed release artifacts, the test registry, registry docs.
-.PHONY: release registry docs
+.PHONY: release release-check registry docs
 
-# Signed registry artifacts of both providers in $(RELEASE_DIR): zip, SHA256SUMS, .sig, manifest,
-# and the public key signing-key.asc. The key: RELEASE_SIGNING_KEY=<secret key file> or
+# Signed registry artifacts of both providers for every platform in $(PLATFORMS), in
+# $(RELEASE_DIR): zip, SHA256SUMS, .sig, manifest, and the public key signing-key.asc. This
+# machine's platform is `cargo build-all`'s build; the others are cross builds with zig
+# (scripts/build-platforms.sh, which installs zig and cargo-zigbuild, pinned, into .tools/ the
+# first time: `make setup` does not; docs/guides/platforms.md). `make release PLATFORMS=linux_amd64` releases one platform. The key: RELEASE_SIGNING_KEY=<secret key file> or
 # RELEASE_SIGNING_KEY_ARMOR=<the key> (with RELEASE_SIGNING_PASSPHRASE if it has one). Without
 # one, a throwaway key signs them, and they are for testing only.
 #
@@ -102,9 +109,19 @@ clean:
 # `make build` does, and reuses its compiled dependencies instead of building them a second time
 # with other features.
 RELEASE_DIR ?= dist/release
+PLATFORMS ?= darwin_amd64 darwin_arm64 linux_amd64 linux_arm64 windows_amd64
 release:
 	$(CARGO) build-all
-	$(CARGO) run --release --quiet --bin release -- --out "$(RELEASE_DIR)"
+	@scripts/build-platforms.sh $(PLATFORMS)
+	$(CARGO) run --release --quiet --bin release -- --out "$(RELEASE_DIR)" --platforms "$(PLATFORMS)"
+
+# The release's other platforms, where they can be run here: linux_arm64 under qemu-user (the
+# handshake, GetProviderSchema and a plan against the test server), windows_amd64 under wine (the
+# handshake over TCP and GetProviderSchema), both by the acceptance harness; the darwin builds
+# are checked, not run: their Mach-O architecture and what they link. A missing qemu or wine
+# skips its run, naming it. Run `make release` first.
+release-check:
+	@scripts/release-check.sh
 
 # Serves $(RELEASE_DIR) as a provider registry and network mirror over HTTPS (its own CA) on
 # 127.0.0.1:8443, and prints the CLI configuration to use it. Run `make release` first.

@@ -4,6 +4,10 @@
 //! versions, a P-521/SHA-512 client certificate shaped like Terraform's for AutoMTLS),
 //! reads the handshake line and keeps the process; [`PluginProcess::connect`] opens a
 //! channel to it with mutual TLS, as the engine would.
+//!
+//! A build for another platform runs under its emulator: `PROVIDER_BIN_DIR` names the folder of
+//! its binaries and `PROVIDER_RUNNER` the command to run them with (`qemu-aarch64-static`,
+//! `wine`), as `make release-check` sets them.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -123,7 +127,14 @@ pub async fn start_plugin(path: &Path, options: &StartOptions) -> Result<PluginP
     } else {
         None
     };
-    let mut command = Command::new(path);
+    let mut command = match runner() {
+        Some(runner) => {
+            let mut command = Command::new(&runner[0]);
+            command.args(&runner[1..]).arg(path);
+            command
+        }
+        None => Command::new(path),
+    };
     command
         .env_remove(MAGIC_COOKIE_KEY)
         .env_remove("PLUGIN_CLIENT_CERT")
@@ -260,11 +271,28 @@ impl Drop for PluginProcess {
     }
 }
 
-/// Where a binary of this workspace is: `PROVIDER_BIN_DIR` when set, else the release build
-/// ([`crate::build`]: the provider binaries and the runtime's `echo_provider` example).
+/// `PROVIDER_RUNNER`, split into words: the command a binary of another platform runs under.
+pub fn runner() -> Option<Vec<String>> {
+    let words: Vec<String> = std::env::var("PROVIDER_RUNNER")
+        .ok()?
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// Where a binary of this workspace is: `PROVIDER_BIN_DIR` when set (`<name>.exe` there for a
+/// Windows build), else the release build ([`crate::build`]: the provider binaries and the
+/// runtime's `echo_provider` example).
 pub fn binary(name: &str) -> Result<PathBuf, PluginError> {
     if let Some(dir) = std::env::var_os("PROVIDER_BIN_DIR") {
-        return Ok(PathBuf::from(dir).join(name));
+        let plain = PathBuf::from(dir).join(name);
+        let windows = plain.with_extension("exe");
+        return Ok(if !plain.exists() && windows.exists() {
+            windows
+        } else {
+            plain
+        });
     }
     crate::build::binary(name).map_err(|e| PluginError::Build {
         what: name.into(),

@@ -12,25 +12,41 @@ use std::time::Duration;
 use plugin_runtime::Diagnostic;
 
 use crate::object_ref::ObjectRef;
-use crate::retry::{Connection, Ended, Failure, connection};
+use crate::retry::{Connection, Ended, Failure, connection, failed_webhook};
 
+/// A failed Kubernetes API request, sorted by what the user can do about it; its `Display`
+/// names the object and the verb, and resources turn it into a diagnostic through `From`.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
+    /// The object does not exist (404): gone from state on refresh, nothing to do on delete.
     #[error("{object} not found")]
-    NotFound { object: ObjectRef },
+    NotFound {
+        /// The object asked for.
+        object: ObjectRef,
+    },
+    /// A create found the name taken (409 `AlreadyExists`): the object wants importing.
     #[error("{object} already exists")]
-    AlreadyExists { object: ObjectRef },
+    AlreadyExists {
+        /// The object whose name is taken.
+        object: ObjectRef,
+    },
     /// The server refused the credential itself (401): expired past renewal, revoked, or
     /// another cluster's. The message names the identity (see `authorized`).
     #[error("cannot {verb} {object}: {message}")]
     Unauthorized {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The verb refused, as a user would say it (`get`, `create`, `patch`).
         verb: String,
+        /// The server's Status message.
         message: String,
     },
+    /// RBAC refused the request (403): the identity lacks a permission.
     #[error("not allowed to {verb} {object}: {message}")]
     Forbidden {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The verb refused, as a user would say it (`get`, `create`, `patch`).
         verb: String,
         /// The server's Status message, e.g. `User "x" cannot get resource ...`.
         message: String,
@@ -38,30 +54,43 @@ pub enum ApiError {
     /// A write into a namespace that is being deleted (403, cause `NamespaceTerminating`).
     #[error("cannot {verb} {object}: namespace {namespace:?} is being deleted")]
     NamespaceTerminating {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The verb refused, as a user would say it (`get`, `create`, `patch`).
         verb: String,
+        /// The namespace being deleted.
         namespace: String,
+        /// The server's Status message.
         message: String,
     },
     /// A write into a namespace that does not exist (404 `namespaces "x" not found`).
     #[error("cannot {verb} {object}: namespace {namespace:?} not found")]
     NamespaceMissing {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The verb refused, as a user would say it (`get`, `create`, `patch`).
         verb: String,
+        /// The namespace that does not exist.
         namespace: String,
     },
     /// A ResourceQuota refused the object (403 `exceeded quota` / `failed quota`).
     #[error("cannot {verb} {object}: {message}")]
     QuotaExceeded {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The verb refused, as a user would say it (`get`, `create`, `patch`).
         verb: String,
+        /// The server's Status message.
         message: String,
     },
     /// An admission webhook or ValidatingAdmissionPolicy denied the request.
     #[error("cannot {verb} {object}: {message}")]
     AdmissionDenied {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The verb refused, as a user would say it (`get`, `create`, `patch`).
         verb: String,
+        /// The denial as the policy or webhook worded it.
         message: String,
     },
     /// The API server could not call an admission webhook whose `failurePolicy` is `Fail`
@@ -69,14 +98,22 @@ pub enum ApiError {
     /// retried: the server itself is up, and the webhook's owners must act.
     #[error("cannot {verb} {object}: {message}")]
     WebhookFailed {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The verb refused, as a user would say it (`get`, `create`, `patch`).
         verb: String,
+        /// The webhook's name, which tells the user whom to ask.
         webhook: String,
+        /// The server's Status message.
         message: String,
     },
+    /// Another writer changed the object first (409): a stale resourceVersion, or fields that
+    /// other field managers own.
     #[error("conflicting change to {object}: {message}")]
     Conflict {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The server's Status message.
         message: String,
         /// The fields other managers own, when server-side apply refused to take them
         /// (empty for any other conflict).
@@ -85,9 +122,12 @@ pub enum ApiError {
         /// conflicts may be that try's own.
         uncertain: bool,
     },
+    /// Validation refused the object (422): the configuration must change.
     #[error("{object} is invalid: {message}")]
     Invalid {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The server's Status message.
         message: String,
         /// (field, message) pairs from the Status details.
         causes: Vec<(String, String)>,
@@ -96,7 +136,9 @@ pub enum ApiError {
     /// twice, a value of the wrong type): the object must change, no retry helps.
     #[error("cannot {verb} {object}: {}", errors.join("; "))]
     Untypable {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The verb refused, as a user would say it (`get`, `create`, `patch`).
         verb: String,
         /// `path: problem`, as the server names them: `.spec.template.spec.containers[name="c"].env:
         /// duplicate entries for key [name="A"]`.
@@ -105,20 +147,28 @@ pub enum ApiError {
     /// No usable answer: the connection failed, or 429 or 5xx, after the retries.
     #[error("Kubernetes API unavailable: could not {request}: {cause}")]
     Unavailable {
+        /// The request that got no answer.
         request: Request,
         /// The root cause, e.g. `tcp connect error: Connection refused (os error 111)` or
         /// `the API server answered 503 Service Unavailable: ...`.
         cause: String,
+        /// Attempts made, the last one included.
         tries: u32,
+        /// Time spent waiting between the attempts.
         waited: Duration,
+        /// Why the retries stopped, which the message explains.
         ended: Ended,
         /// Some try may have reached the server and acted on the request.
         uncertain: bool,
     },
+    /// Any other status, passed on with its code.
     #[error("Kubernetes API error {code} for {object}: {message}")]
     Other {
+        /// The object the request was about.
         object: ObjectRef,
+        /// The HTTP status code.
         code: u16,
+        /// The server's Status message.
         message: String,
     },
 }
@@ -128,6 +178,7 @@ pub enum ApiError {
 /// "shop" with label selector "tofu-estate=app"`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
+    /// What was asked (`get`, `list`, `patch`).
     pub verb: String,
     /// The object; for a collection, its name is empty.
     pub object: ObjectRef,
@@ -326,6 +377,7 @@ impl ApiError {
         }
     }
 
+    /// Whether the object does not exist, which reads and deletes take as an answer.
     pub fn is_not_found(&self) -> bool {
         matches!(self, ApiError::NotFound { .. })
     }
@@ -336,6 +388,7 @@ impl ApiError {
         matches!(self, ApiError::Other { code: 410, .. })
     }
 
+    /// Whether RBAC refused the request; a refused LIST sends readers to GET object by object.
     pub fn is_forbidden(&self) -> bool {
         matches!(self, ApiError::Forbidden { .. })
     }
@@ -345,6 +398,19 @@ impl ApiError {
     pub fn is_duplicate_keys(&self) -> bool {
         matches!(self, ApiError::Untypable { errors, .. }
             if errors.iter().all(|e| crate::typed_patch::is_duplicate_key(e)))
+    }
+
+    /// The fields server-side apply refused only because the object's schema does not declare
+    /// them (a CustomResourceDefinition's `spec.validation` of apiextensions v1beta1), each as
+    /// its map keys; `None` when anything else is wrong too.
+    pub fn undeclared_fields(&self) -> Option<Vec<Vec<String>>> {
+        match self {
+            ApiError::Untypable { errors, .. } => errors
+                .iter()
+                .map(|e| crate::typed_patch::undeclared_field(e))
+                .collect(),
+            _ => None,
+        }
     }
 
     /// Whether the request may have been carried out although it failed: a try got no answer
@@ -362,13 +428,6 @@ impl ApiError {
 fn is_admission_denial(message: &str) -> bool {
     (message.contains("admission webhook \"") && message.contains("denied the request"))
         || (message.contains("ValidatingAdmissionPolicy '") && message.contains("denied request"))
-}
-
-/// The webhook an API server could not call (`failed calling webhook "x": ...`, as
-/// kube-apiserver reports a `failurePolicy: Fail` webhook that did not answer).
-pub(crate) fn failed_webhook(message: &str) -> Option<String> {
-    let rest = message.split_once("failed calling webhook \"")?.1;
-    Some(rest.split_once('"')?.0.to_string())
 }
 
 /// A create refused because its namespace is being deleted.

@@ -9,45 +9,87 @@ use crate::settings::EnvError;
 /// Why no client could be built from the provider block.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
+    /// `estate` is unset: without it no object could be stamped or found.
     #[error("the provider block sets no estate")]
     MissingEstate,
+    /// `estate` is not a valid label value.
     #[error(transparent)]
     Estate(#[from] EstateError),
+    /// A setting depends on a value known only at apply (a resource not yet created).
     #[error("provider setting {attribute} is not known yet")]
-    Unknown { attribute: String },
+    Unknown {
+        /// The provider block attribute.
+        attribute: String,
+    },
+    /// An environment fallback holds a value the setting cannot take.
     #[error(transparent)]
     Env(#[from] EnvError),
+    /// `host` does not parse as a URL.
     #[error("host {host:?} is not a valid API server URL: {reason}")]
-    InvalidHost { host: String, reason: String },
+    InvalidHost {
+        /// The value given.
+        host: String,
+        /// Why it does not parse.
+        reason: String,
+    },
+    /// The kubeconfig exists but cannot be read or parsed.
     #[error("cannot load the kubeconfig from {location}: {source}")]
     Kubeconfig {
+        /// The file or files, as the user named them.
         location: String,
+        /// What kube's loader said.
         #[source]
         source: kube::config::KubeconfigError,
     },
+    /// The kubeconfig path named does not exist.
     #[error("there is no kubeconfig file at {path:?}")]
-    KubeconfigNotFound { path: String, attribute: AttributePath },
+    KubeconfigNotFound {
+        /// The path, home expanded.
+        path: String,
+        /// The setting that named it, where the diagnostic points.
+        attribute: AttributePath,
+    },
+    /// A context, cluster or user the block names is missing from the kubeconfig.
     #[error("{what} {name:?} is not in the kubeconfig")]
-    NotInKubeconfig { what: &'static str, name: String },
+    NotInKubeconfig {
+        /// Which kind of entry: `context` or `cluster`.
+        what: &'static str,
+        /// The name looked for.
+        name: String,
+    },
+    /// A credential would travel unencrypted: refused rather than leaked.
     #[error("will not send {credential} to {server} over plain http")]
     CleartextCredentials {
+        /// The `http://` server URL.
         server: String,
+        /// What would have been sent (a token, a password).
         credential: &'static str,
         /// The server is the provider block's `host` (else the kubeconfig's cluster).
         from_host: bool,
     },
+    /// Nothing names the API server to talk to.
     #[error("no API server host: neither the provider block nor the kubeconfig names one")]
     NoHost,
+    /// Neither the block nor a default kubeconfig gives any connection.
     #[error("no Kubernetes connection is configured, and KUBECONFIG / ~/.kube/config cannot be read")]
     NoConfiguration,
+    /// The kubectl providers' `load_config_file = false` leaves only `host`, which is unset.
     #[error("load_config_file is false and the provider block names no host")]
     KubeconfigOff,
+    /// No client can be built from the resolved settings (its TLS material, say).
     #[error("cannot build the Kubernetes client: {0}")]
-    Client(#[source] kube::Error),
+    Client(#[from] crate::https::TlsSetupError),
+    /// An exec plugin or token file gave no credential.
     #[error("no credential: {0}")]
     Credential(#[from] crate::credential::CredentialError),
+    /// `api_retry_timeout` does not parse as a duration.
     #[error("api_retry_timeout {value:?} is not a duration such as \"20s\" or \"2m\": {reason}")]
-    RetryTimeout { value: String, reason: String },
+    RetryTimeout {
+        /// The value given.
+        value: String,
+        /// Why it does not parse.
+        reason: String,
+    },
     /// A load error that `lazy_load = true` defers to where the cluster is needed
     /// ([`ConnectError::lazy_loadable`]); `Configured` keeps it instead of failing.
     #[error(transparent)]

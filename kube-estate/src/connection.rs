@@ -3,11 +3,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use base64::Engine;
 use plugin_runtime::{Attribute, AttributePath, Block, Diagnostic, Diagnostics, NestedBlock, Type, Value};
 
 use crate::authorized::AuthorizedLayer;
 use crate::connect_error::ConnectError;
-use crate::credential::{Credential, Source};
+use crate::credential::{Credential, Obtained, Source};
 use crate::estate::Estate;
 use crate::kubeconfig::{named_client_config, normalize_host};
 use crate::retry_after::RetryAfterLayer;
@@ -16,7 +17,9 @@ use crate::settings::{BOOL_SETTINGS, LAZY_LOAD, LOAD_CONFIG_FILE, STRING_SETTING
 /// A client for the cluster, and the estate the provider block names.
 #[derive(Clone)]
 pub struct Connection {
+    /// The client, which renews credentials and carries Retry-After hints into errors.
     pub client: kube::Client,
+    /// The estate whose label this provider stamps and selects on.
     pub estate: Estate,
 }
 
@@ -192,8 +195,7 @@ async fn client(config: &Value, settings: &Settings) -> Result<kube::Client, Con
         identity: credential.as_ref().map_or(identity, |c| c.describe()),
         credential,
     };
-    Ok(kube::client::ClientBuilder::try_from(client_config)
-        .map_err(ConnectError::Client)?
+    Ok(crate::https::client_builder(&client_config)?
         .with_layer(&RetryAfterLayer)
         .with_layer(&authorized)
         .build())
@@ -220,9 +222,18 @@ async fn renewable(config: &mut kube::Config) -> Result<Option<Arc<Credential>>,
         (None, Some(exec)) => Source::Exec(Box::new(exec.clone())),
         (None, None) => return Ok(None),
     };
-    let Some(credential) = Credential::obtain(source).await? else {
-        // A plugin that gives a client certificate: the client's TLS setup takes it.
-        return Ok(None);
+    let credential = match Credential::obtain(source).await? {
+        Obtained::Token(credential) => credential,
+        Obtained::Certificate { cert, key } => {
+            // A plugin that gives a client certificate: the client's TLS setup presents it.
+            let base64 = |pem: &str| base64::engine::general_purpose::STANDARD.encode(pem);
+            user.client_certificate = None;
+            user.client_key = None;
+            user.client_certificate_data = Some(base64(&cert));
+            user.client_key_data = Some(base64(&key).into());
+            user.exec = None;
+            return Ok(None);
+        }
     };
     user.token_file = None;
     user.exec = None;

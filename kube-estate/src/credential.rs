@@ -31,18 +31,40 @@ const EXEC_TIMEOUT: Duration = Duration::from_secs(120);
 /// Why no credential could be had.
 #[derive(Debug, thiserror::Error)]
 pub enum CredentialError {
+    /// The exec plugin could not be started (not on PATH, not executable) or timed out.
     #[error("the credential plugin `{command}` could not be run: {cause}")]
-    Start { command: String, cause: String },
+    Start {
+        /// The plugin's command line.
+        command: String,
+        /// What the operating system or the timeout said.
+        cause: String,
+    },
+    /// The exec plugin ran and exited unsuccessfully; its stderr usually says why.
     #[error("the credential plugin `{command}` failed ({status}): {stderr}")]
     Failed {
+        /// The plugin's command line.
         command: String,
+        /// Its exit status.
         status: String,
+        /// What it wrote to stderr.
         stderr: String,
     },
+    /// The exec plugin succeeded but printed nothing usable.
     #[error("the credential plugin `{command}` printed no ExecCredential with a token: {cause}")]
-    Output { command: String, cause: String },
+    Output {
+        /// The plugin's command line.
+        command: String,
+        /// Why its output was refused.
+        cause: String,
+    },
+    /// The token file named cannot be read.
     #[error("the token file {path} cannot be read: {cause}")]
-    File { path: String, cause: String },
+    File {
+        /// The file's path.
+        path: String,
+        /// The I/O error.
+        cause: String,
+    },
 }
 
 /// Where a renewable credential comes from.
@@ -92,14 +114,32 @@ pub(crate) struct Credential {
     held: Mutex<Held>,
 }
 
+/// What a source gave when first asked.
+pub(crate) enum Obtained {
+    Token(Credential),
+    /// A plugin's client certificate and key (PEM), which the client's TLS setup presents.
+    Certificate {
+        cert: String,
+        key: String,
+    },
+}
+
+/// What one run of a source gave.
+enum Given {
+    Token(Held),
+    Certificate { cert: String, key: String },
+}
+
 impl Credential {
-    /// The credential of `source`, obtained now: `None` when the plugin gives no token (a
-    /// client certificate, which the client's TLS setup takes instead).
-    pub(crate) async fn obtain(source: Source) -> Result<Option<Credential>, CredentialError> {
-        Ok(fetch(&source).await?.map(|held| Credential {
-            source,
-            held: Mutex::new(held),
-        }))
+    /// The credential of `source`, obtained now.
+    pub(crate) async fn obtain(source: Source) -> Result<Obtained, CredentialError> {
+        Ok(match fetch(&source).await? {
+            Given::Token(held) => Obtained::Token(Credential {
+                source,
+                held: Mutex::new(held),
+            }),
+            Given::Certificate { cert, key } => Obtained::Certificate { cert, key },
+        })
     }
 
     pub(crate) fn describe(&self) -> String {
@@ -135,18 +175,21 @@ impl Credential {
     }
 
     async fn fetch_token(&self) -> Result<Held, CredentialError> {
-        // Only a plugin gives no token (a client certificate), and it gave one at first.
-        fetch(&self.source).await?.ok_or_else(|| CredentialError::Output {
-            command: self.source.name(),
-            cause: "no token this time".into(),
-        })
+        match fetch(&self.source).await? {
+            Given::Token(held) => Ok(held),
+            // Only a plugin gives a certificate instead, and it gave a token at first.
+            Given::Certificate { .. } => Err(CredentialError::Output {
+                command: self.source.name(),
+                cause: "no token this time".into(),
+            }),
+        }
     }
 }
 
-async fn fetch(source: &Source) -> Result<Option<Held>, CredentialError> {
+async fn fetch(source: &Source) -> Result<Given, CredentialError> {
     match source {
         Source::Exec(exec) => run(exec).await,
-        Source::File(path) => read(path).await.map(Some),
+        Source::File(path) => read(path).await.map(Given::Token),
     }
 }
 
@@ -177,11 +220,13 @@ struct ExecCredential {
 struct ExecStatus {
     token: Option<String>,
     expiration_timestamp: Option<String>,
+    client_certificate_data: Option<String>,
+    client_key_data: Option<String>,
 }
 
 /// Runs the plugin as client-go does: its args and env, never interactive, the request in
 /// `KUBERNETES_EXEC_INFO` (with the cluster when `provideClusterInfo` asks for it).
-async fn run(exec: &ExecConfig) -> Result<Option<Held>, CredentialError> {
+async fn run(exec: &ExecConfig) -> Result<Given, CredentialError> {
     let command = exec.command.clone().unwrap_or_default();
     let mut cmd = tokio::process::Command::new(&command);
     cmd.args(exec.args.iter().flatten());
@@ -232,13 +277,16 @@ async fn run(exec: &ExecConfig) -> Result<Option<Held>, CredentialError> {
         return Err(bad("no status".into()));
     };
     let Some(token) = status.token else {
-        return Ok(None);
+        return match (status.client_certificate_data, status.client_key_data) {
+            (Some(cert), Some(key)) => Ok(Given::Certificate { cert, key }),
+            _ => Err(bad("neither a token nor a client certificate and key".into())),
+        };
     };
     let expires = status
         .expiration_timestamp
         .map(|t| expiry(&t).ok_or_else(|| bad(format!("expirationTimestamp {t:?} is no RFC 3339 time"))))
         .transpose()?;
-    Ok(Some(Held {
+    Ok(Given::Token(Held {
         header: bearer(&token).map_err(bad)?,
         // At least a second, so a plugin that hands out spent tokens is not run per request.
         renew_at: expires
@@ -279,5 +327,33 @@ mod tests {
         );
         assert_eq!(expiry(&soon(-5)), Some(Duration::ZERO));
         assert_eq!(expiry("yesterday"), None);
+    }
+
+    /// A plugin printing `status` (JSON) as its ExecCredential's status.
+    fn plugin(status: &str) -> Source {
+        let credential = format!(r#"{{"apiVersion":"client.authentication.k8s.io/v1","status":{status}}}"#);
+        Source::Exec(Box::new(ExecConfig {
+            api_version: Some("client.authentication.k8s.io/v1".into()),
+            command: Some("sh".into()),
+            args: Some(vec!["-c".into(), format!("printf '%s' '{credential}'")]),
+            ..ExecConfig::default()
+        }))
+    }
+
+    #[tokio::test]
+    async fn a_plugins_client_certificate_is_handed_to_the_tls_setup() {
+        let given = Credential::obtain(plugin(
+            r#"{"clientCertificateData":"CERT","clientKeyData":"KEY"}"#,
+        ))
+        .await;
+        assert!(
+            matches!(given, Ok(Obtained::Certificate { cert, key }) if cert == "CERT" && key == "KEY"),
+            "not the certificate"
+        );
+        let neither = Credential::obtain(plugin(r#"{"clientKeyData":"KEY"}"#)).await;
+        assert!(
+            matches!(neither, Err(CredentialError::Output { .. })),
+            "a key alone is no credential"
+        );
     }
 }

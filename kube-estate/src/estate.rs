@@ -23,7 +23,9 @@ pub struct Estate(String);
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("estate {given:?} is not a valid Kubernetes label value: {reason}")]
 pub struct EstateError {
+    /// The name as the provider block gave it.
     pub given: String,
+    /// Which rule it breaks.
     pub reason: String,
 }
 
@@ -60,6 +62,7 @@ impl Estate {
         Ok(Estate(s.to_string()))
     }
 
+    /// The name, as label selectors and namespace names use it.
     pub fn as_str(&self) -> &str {
         &self.0
     }

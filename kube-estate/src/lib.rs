@@ -3,6 +3,8 @@
 //! policy and the process's stop signal. Nothing here knows about gRPC; resources turn
 //! [`ApiError`]s and [`ConnectError`]s into diagnostics through their `From` impls.
 
+#![warn(missing_docs)]
+
 pub mod api_error;
 mod authorized;
 pub mod configured;
@@ -10,6 +12,7 @@ pub mod connect_error;
 pub mod connection;
 mod credential;
 pub mod estate;
+pub mod https;
 mod kubeconfig;
 pub mod object_ref;
 pub mod retry;

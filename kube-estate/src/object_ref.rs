@@ -3,10 +3,14 @@
 
 use std::fmt;
 
+/// An object as a message names it; its `Display` is `Kind "namespace/name"`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ObjectRef {
+    /// The kind, `ConfigMap`.
     pub kind: String,
+    /// The namespace; `None` for cluster-scoped objects.
     pub namespace: Option<String>,
+    /// The name; empty for a collection.
     pub name: String,
 }
 

@@ -121,6 +121,7 @@ pub struct Failure {
     /// Some attempt may have reached the server and acted (no answer, or a 5xx): a create may
     /// have created, a write may have written.
     pub uncertain: bool,
+    /// Why the attempts stopped.
     pub ended: Ended,
 }
 
@@ -319,7 +320,7 @@ fn classify(error: &kube::Error) -> (Attempt, bool) {
             let attempt = match status.code {
                 _ if crate::typed_patch::refusal(status.code, &status.message).is_some() => Attempt::Final,
                 // A webhook the server could not call: the server answered, and will again.
-                _ if crate::api_error::failed_webhook(&status.message).is_some() => Attempt::Final,
+                _ if failed_webhook(&status.message).is_some() => Attempt::Final,
                 // A refusal the API server made because etcd, or the server itself, did not
                 // answer (an allocation of a Service's cluster IP while etcd restarts is a 422
                 // with its gRPC error; while the server shuts down, one with its own loopback
@@ -339,6 +340,13 @@ fn classify(error: &kube::Error) -> (Attempt, bool) {
         },
         _ => (Attempt::Final, true),
     }
+}
+
+/// The webhook an API server could not call (`failed calling webhook "x": ...`, as
+/// kube-apiserver reports a `failurePolicy: Fail` webhook that did not answer).
+pub(crate) fn failed_webhook(message: &str) -> Option<String> {
+    let rest = message.split_once("failed calling webhook \"")?.1;
+    Some(rest.split_once('"')?.0.to_string())
 }
 
 /// Whether a refusal's message is etcd's gRPC "unavailable" (`rpc error: code = Unavailable`)

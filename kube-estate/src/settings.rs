@@ -221,7 +221,9 @@ impl std::fmt::Debug for Exec {
 #[derive(Debug, thiserror::Error)]
 #[error("environment variable {var} is {value:?}, which is not a boolean (true or false)")]
 pub struct EnvError {
+    /// The variable's name.
     pub var: &'static str,
+    /// Its value, which is not a boolean.
     pub value: String,
 }
 

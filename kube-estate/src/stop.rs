@@ -27,6 +27,7 @@ impl Stop {
         STOP.get_or_init(Stop::default)
     }
 
+    /// Asks every wait and retry of the process to end now; called on StopProvider.
     pub fn request(&self) {
         self.0.send_replace(true);
     }

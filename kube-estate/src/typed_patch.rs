@@ -32,9 +32,28 @@ pub fn is_duplicate_key(error: &str) -> bool {
     error.contains(": duplicate entries for key [")
 }
 
+/// The field one of [`refusal`]'s errors names as one the object's schema does not declare
+/// (`.spec.validation: field not declared in schema`), as its map keys from the root; `None`
+/// for any other error, or a field inside a list, which has no such path.
+pub fn undeclared_field(error: &str) -> Option<Vec<String>> {
+    let path = error.strip_suffix(": field not declared in schema")?;
+    let keys: Vec<String> = path.strip_prefix('.')?.split('.').map(str::to_string).collect();
+    let plain = keys.iter().all(|k| !k.is_empty() && !k.contains(['[', ']', '=']));
+    plain.then_some(keys)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn undeclared_fields_as_their_keys() {
+        let keys = undeclared_field(".spec.validation: field not declared in schema");
+        assert_eq!(keys, Some(vec!["spec".to_string(), "validation".to_string()]));
+        let in_list = ".spec.versions[name=\"v1\"].x: field not declared in schema";
+        assert_eq!(undeclared_field(in_list), None);
+        assert_eq!(undeclared_field(".spec.x: expected map, got string"), None);
+    }
 
     /// As a v1.36 kube-apiserver answers `kubectl apply --server-side` of such Deployments.
     #[test]

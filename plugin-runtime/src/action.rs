@@ -42,8 +42,10 @@ pub trait Action: Send + Sync + 'static {
     async fn invoke(&self, request: InvokeRequest, progress: &Progress) -> Diagnostics;
 }
 
+/// Run an action.
 #[derive(Clone, Debug)]
 pub struct InvokeRequest {
+    /// The action type called.
     pub type_name: String,
     /// The wholly known `config` body.
     pub config: Value,

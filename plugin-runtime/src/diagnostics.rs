@@ -5,17 +5,23 @@
 
 use std::fmt;
 
+/// Whether a diagnostic ends the operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
+    /// The operation failed.
     Error,
+    /// Shown to the user; the operation goes on.
     Warning,
 }
 
 /// One step of an attribute path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PathStep {
+    /// An attribute or nested block by name (`.labels`).
     Attribute(String),
+    /// A map element by key (`["app"]`).
     Key(String),
+    /// A list element by position (`[0]`).
     Index(i64),
 }
 
@@ -24,20 +30,24 @@ pub enum PathStep {
 pub struct AttributePath(pub Vec<PathStep>);
 
 impl AttributePath {
+    /// The path to a top-level attribute.
     pub fn root(name: &str) -> AttributePath {
         AttributePath(vec![PathStep::Attribute(name.to_string())])
     }
 
+    /// One attribute deeper.
     pub fn attribute(mut self, name: &str) -> AttributePath {
         self.0.push(PathStep::Attribute(name.to_string()));
         self
     }
 
+    /// One map element deeper.
     pub fn key(mut self, key: &str) -> AttributePath {
         self.0.push(PathStep::Key(key.to_string()));
         self
     }
 
+    /// One list element deeper.
     pub fn index(mut self, index: i64) -> AttributePath {
         self.0.push(PathStep::Index(index));
         self
@@ -71,15 +81,21 @@ impl fmt::Display for AttributePath {
     }
 }
 
+/// One message for the user, as the engine prints it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
+    /// Error or warning.
     pub severity: Severity,
+    /// The one-line headline.
     pub summary: String,
+    /// The explanation under it: what happened and what to do.
     pub detail: String,
+    /// The attribute it is about, which the engine underlines in the configuration.
     pub attribute: Option<AttributePath>,
 }
 
 impl Diagnostic {
+    /// An error, not yet pointing at an attribute.
     pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
@@ -89,6 +105,7 @@ impl Diagnostic {
         }
     }
 
+    /// A warning, not yet pointing at an attribute.
     pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
@@ -98,6 +115,7 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic, pointing at `path`.
     pub fn at(mut self, path: AttributePath) -> Diagnostic {
         self.attribute = Some(path);
         self
@@ -109,22 +127,27 @@ impl Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// No diagnostics: a call that went well.
     pub fn new() -> Diagnostics {
         Diagnostics(Vec::new())
     }
 
+    /// Adds one at the end.
     pub fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }
 
+    /// Adds all of `other` at the end, in order.
     pub fn extend(&mut self, other: Diagnostics) {
         self.0.extend(other.0);
     }
 
+    /// Whether any is an error, which fails the call.
     pub fn has_errors(&self) -> bool {
         self.0.iter().any(|d| d.severity == Severity::Error)
     }
 
+    /// Whether there are none at all.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

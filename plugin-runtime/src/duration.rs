@@ -7,10 +7,13 @@ use std::time::Duration;
 /// about 292 years. Beyond it a deadline would overflow the clock.
 const MAX_SECONDS: f64 = i64::MAX as f64 / 1e9;
 
+/// Why a text is not a duration; the message shows the forms that are.
 #[derive(Debug, thiserror::Error)]
 pub enum DurationError {
+    /// Not Go's syntax (the text).
     #[error("{0:?} is not a duration: use a number with a unit, e.g. \"30s\", \"5m\" or \"1h30m\"")]
     Malformed(String),
+    /// Longer than Go can hold (the text).
     #[error("{0:?} is too long: a duration can be at most 2562047h (about 292 years)")]
     TooLong(String),
 }

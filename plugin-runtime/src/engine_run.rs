@@ -10,7 +10,7 @@
 //! still held ([`has_ended`]).
 
 use std::sync::OnceLock;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 /// The start of the engine run, read once per process.
 pub fn engine_started() -> Option<SystemTime> {
@@ -38,7 +38,7 @@ fn parent_started() -> Option<SystemTime> {
         .parse()
         .ok()?;
     let since_start = uptime - ticks as f64 / per_second.max(1) as f64;
-    SystemTime::now().checked_sub(Duration::from_secs_f64(since_start.max(0.0)))
+    SystemTime::now().checked_sub(std::time::Duration::from_secs_f64(since_start.max(0.0)))
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -131,6 +131,7 @@ fn stat_field(stat: &str, n: usize) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn fields_are_counted_past_a_command_with_spaces_and_parentheses() {

@@ -20,6 +20,7 @@ pub trait EphemeralResource: Send + Sync + 'static {
     /// The type name, e.g. `kubernetes_token_request_v1`.
     fn type_name(&self) -> &'static str;
 
+    /// What it accepts and produces.
     fn schema(&self) -> Schema;
 
     /// Checks a configuration; values may be unknown.
@@ -46,12 +47,16 @@ pub trait EphemeralResource: Send + Sync + 'static {
     }
 }
 
+/// Produce the value.
 #[derive(Clone, Debug)]
 pub struct OpenRequest {
+    /// The ephemeral resource type called.
     pub type_name: String,
+    /// The configuration, wholly known.
     pub config: Value,
 }
 
+/// The value produced, never stored in plan or state.
 #[derive(Clone, Debug, Default)]
 pub struct OpenResponse {
     /// The configuration with its computed attributes filled in.
@@ -64,21 +69,31 @@ pub struct OpenResponse {
     pub diagnostics: Diagnostics,
 }
 
+/// Extend the value's life.
 #[derive(Clone, Debug)]
 pub struct RenewRequest {
+    /// The ephemeral resource type called.
     pub type_name: String,
+    /// What the last open or renew handed back.
     pub private: Vec<u8>,
 }
 
+/// A renewal done.
 #[derive(Clone, Debug, Default)]
 pub struct RenewResponse {
+    /// When to renew again; `None` for never.
     pub renew_at: Option<SystemTime>,
+    /// Handed back on the next renew and on close.
     pub private: Vec<u8>,
+    /// Warnings only; errors are the `Err` side.
     pub diagnostics: Diagnostics,
 }
 
+/// Release the value.
 #[derive(Clone, Debug)]
 pub struct CloseRequest {
+    /// The ephemeral resource type called.
     pub type_name: String,
+    /// What the last open or renew handed back.
     pub private: Vec<u8>,
 }

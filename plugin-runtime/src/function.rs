@@ -12,7 +12,9 @@ use crate::value::Value;
 /// One parameter of a function.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parameter {
+    /// Its name in documentation and error messages.
     pub name: String,
+    /// The type the engine converts the argument to before calling.
     pub ty: Type,
     /// Markdown.
     pub description: String,
@@ -39,10 +41,13 @@ impl Parameter {
 /// What a function takes and returns, and how the engine documents it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Signature {
+    /// The positional parameters, in order.
     pub parameters: Vec<Parameter>,
     /// Taken any number of times after `parameters`.
     pub variadic: Option<Parameter>,
+    /// The type of the result.
     pub return_type: Type,
+    /// One line, for listings.
     pub summary: String,
     /// Markdown.
     pub description: String,
@@ -63,7 +68,9 @@ impl Signature {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct FunctionError {
+    /// What the user sees.
     pub message: String,
+    /// The argument at fault (0 for the first), which the engine points at.
     pub argument: Option<usize>,
 }
 
@@ -90,6 +97,7 @@ pub trait Function: Send + Sync + 'static {
     /// The name the configuration calls it by, e.g. `manifest_decode`.
     fn name(&self) -> &'static str;
 
+    /// What it takes and returns, which the engine checks calls against.
     fn signature(&self) -> Signature;
 
     /// Runs the function on arguments already decoded against the signature: one value per

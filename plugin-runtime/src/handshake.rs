@@ -5,21 +5,28 @@ use base64::Engine;
 
 /// The environment variable and value Terraform and OpenTofu set for their providers.
 pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
+/// The value of [`MAGIC_COOKIE_KEY`]: not a secret, only a sign the binary was not run by hand.
 pub const MAGIC_COOKIE_VALUE: &str = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 /// The only plugin protocol major version this runtime speaks.
 pub const PROTOCOL_VERSION: u32 = 6;
 /// go-plugin's own handshake version, the first field of the line.
 const CORE_PROTOCOL_VERSION: u32 = 1;
 
+/// Why the plugin will not serve the process that started it.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum HandshakeError {
+    /// The cookie is missing or wrong: someone ran the binary by hand.
     #[error("This binary is a plugin. It is run by terraform or tofu, not directly.")]
     NotStartedByEngine,
+    /// The engine offers only protocol versions this runtime does not speak.
     #[error(
         "this provider speaks plugin protocol {PROTOCOL_VERSION} only, but the engine offered {offered:?}: \
          use Terraform 1.0 or later, or OpenTofu"
     )]
-    NoCommonProtocol { offered: String },
+    NoCommonProtocol {
+        /// `PLUGIN_PROTOCOL_VERSIONS` as the engine set it.
+        offered: String,
+    },
 }
 
 /// Checks that the engine started us: it alone sets the cookie.

@@ -12,17 +12,22 @@ use crate::types::Type;
 /// The attributes of one resource type's identity, and their schema version.
 #[derive(Clone, Debug)]
 pub struct IdentitySchema {
+    /// Bumped when the identity's shape changes.
     pub version: i64,
+    /// Its attributes.
     pub attributes: Vec<IdentityAttribute>,
 }
 
 /// One attribute of an identity. Identities hold only primitives and lists.
 #[derive(Clone, Debug)]
 pub struct IdentityAttribute {
+    /// Its name in `identity = { ... }`.
     pub name: &'static str,
+    /// Its type: a primitive or a list of them.
     pub ty: Type,
     /// An `import { identity = ... }` block must set it.
     pub required_for_import: bool,
+    /// Markdown.
     pub description: &'static str,
 }
 

@@ -13,13 +13,16 @@
 //!   providers, brought to the current schema;
 //! - [`server`]: the tfplugin6 gRPC service, translating requests to those traits
 //!   ([`proto`] holds the generated code);
-//! - [`handshake`], [`tls`], `listener`, `go_plugin`, `lifecycle`: go-plugin's handshake,
-//!   AutoMTLS, the socket, go-plugin's own services, and the process from start to exit.
+//! - [`handshake`], [`tls`], `listener`, `go_plugin`, `lifecycle`, `parent`: go-plugin's handshake,
+//!   AutoMTLS, the socket (TCP on Windows), go-plugin's own services, the process from start to
+//!   exit, and its end when the engine goes away.
 //!
 //! A provider binary's `main` is one call: `plugin_runtime::serve(MyProvider::new())`
 //! ([`serve_async`] inside an existing tokio runtime).
 //!
 //! Nothing here knows about Kubernetes.
+
+#![warn(missing_docs)]
 
 pub mod action;
 pub mod codec;
@@ -34,6 +37,7 @@ pub mod identity;
 mod lifecycle;
 pub mod list;
 mod listener;
+mod parent;
 pub mod proto;
 pub mod provider;
 pub mod rules;

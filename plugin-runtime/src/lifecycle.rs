@@ -4,25 +4,25 @@
 //!
 //! Crashes look like Go's (a `panic: ` line on stderr, which the engine reports as "the
 //! plugin crashed"), logs go to stderr at the level `TF_LOG_PROVIDER` or `TF_LOG` names,
-//! SIGINT is ignored because the engine forwards Ctrl-C as `StopProvider` itself, and
-//! SIGTERM stops cleanly.
+//! Ctrl-C (SIGINT) is ignored because the engine forwards it as `StopProvider` itself, and
+//! SIGTERM (on Windows: Ctrl-Break) stops cleanly.
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio_stream::{Stream, StreamExt};
 use tonic_health::ServingStatus;
 
 use crate::go_plugin::{Broker, Controller, ShutdownSignal, Stdio};
 use crate::handshake::{self, HandshakeError};
 use crate::listener::Listener;
+use crate::parent;
 use crate::proto::plugin as go_pb;
 use crate::provider::Provider;
 use crate::server;
 use crate::tls::{self, Identity, TlsError};
 
-/// How often the parent process is checked for.
-const PARENT_POLL: Duration = Duration::from_millis(500);
 /// After shutdown, in-flight calls get this long to finish (the engine kills at 2 s).
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -116,7 +116,7 @@ async fn run(provider: Arc<dyn Provider>) -> Result<(), ServeError> {
     );
     let incoming = listener.incoming(tls.map(|t| t.config));
     // Before the line goes out: from then on the engine may signal us or go away.
-    watch_parent(shutdown.clone());
+    parent::watch(shutdown.clone());
     handle_signals(shutdown.clone());
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -163,48 +163,61 @@ fn tls_config() -> Result<Option<ServerTls>, ServeError> {
     }))
 }
 
-/// Ends the plugin once its parent (the engine) is gone and it was re-parented.
-fn watch_parent(shutdown: ShutdownSignal) {
-    // SAFETY: getppid has no preconditions and cannot fail.
-    let parent = unsafe { libc::getppid() };
-    tokio::spawn(async move {
-        let mut ticks = tokio::time::interval(PARENT_POLL);
-        loop {
-            ticks.tick().await;
-            // SAFETY: as above.
-            if unsafe { libc::getppid() } != parent {
-                tracing::debug!("the engine is gone; exiting");
-                shutdown.trigger();
-                return;
-            }
-        }
-    });
-}
-
 /// SIGTERM stops the plugin cleanly (removing its socket). SIGINT is ignored: the engine
 /// sends it to the whole process group on Ctrl-C and then asks for a graceful stop over
 /// gRPC, a chance that dying on the signal would lose.
+#[cfg(unix)]
 fn handle_signals(shutdown: ShutdownSignal) {
     use tokio::signal::unix::{SignalKind, signal};
+    use tokio_stream::wrappers::SignalStream;
     match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
-        (Ok(mut interrupts), Ok(mut terminations)) => {
-            tokio::spawn(async move {
-                loop {
-                    tokio::select! {
-                        Some(()) = interrupts.recv() => {
-                            tracing::debug!("ignoring SIGINT; the engine stops the provider itself");
-                        }
-                        Some(()) = terminations.recv() => {
-                            shutdown.trigger();
-                            return;
-                        }
-                        else => return,
-                    }
-                }
-            });
-        }
+        (Ok(interrupts), Ok(terminations)) => ignore_interrupts_until_stop(
+            SignalStream::new(interrupts),
+            SignalStream::new(terminations),
+            shutdown,
+        ),
         (Err(e), _) | (_, Err(e)) => tracing::warn!(error = %e, "cannot handle signals"),
     }
+}
+
+/// Windows' console events in the roles of the Unix signals: Ctrl-C reaches the engine and its
+/// plugins alike and is ignored for the same reason as SIGINT; Ctrl-Break stops cleanly, as
+/// SIGTERM does.
+#[cfg(windows)]
+fn handle_signals(shutdown: ShutdownSignal) {
+    use tokio::signal::windows::{ctrl_break, ctrl_c};
+    use tokio_stream::wrappers::{CtrlBreakStream, CtrlCStream};
+    match (ctrl_c(), ctrl_break()) {
+        (Ok(interrupts), Ok(breaks)) => ignore_interrupts_until_stop(
+            CtrlCStream::new(interrupts),
+            CtrlBreakStream::new(breaks),
+            shutdown,
+        ),
+        (Err(e), _) | (_, Err(e)) => tracing::warn!(error = %e, "cannot handle console events"),
+    }
+}
+
+/// Receiving `interrupts` is what keeps them from ending the process; the first of `stops`
+/// triggers `shutdown`.
+fn ignore_interrupts_until_stop(
+    mut interrupts: impl Stream<Item = ()> + Send + Unpin + 'static,
+    mut stops: impl Stream<Item = ()> + Send + Unpin + 'static,
+    shutdown: ShutdownSignal,
+) {
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                Some(()) = interrupts.next() => {
+                    tracing::debug!("ignoring an interrupt; the engine stops the provider itself");
+                }
+                Some(()) = stops.next() => {
+                    shutdown.trigger();
+                    return;
+                }
+                else => return,
+            }
+        }
+    });
 }
 
 /// A panic ends the process like a Go panic: the engine recognises the `panic: ` prefix.

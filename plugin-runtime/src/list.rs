@@ -40,8 +40,10 @@ pub trait ListResource: Send + Sync + 'static {
     fn list(&self, request: ListRequest) -> BoxStream<'static, ListEvent>;
 }
 
+/// Find the objects a `list` block asks for.
 #[derive(Clone, Debug)]
 pub struct ListRequest {
+    /// The list resource type called.
     pub type_name: String,
     /// The wholly known `config` body.
     pub config: Value,

@@ -85,6 +85,7 @@ pub trait Resource: Send + Sync + 'static {
         &[]
     }
 
+    /// What the resource accepts and stores; its version drives state upgrades.
     fn schema(&self) -> Schema;
 
     /// Checks a configuration; values may be unknown.
@@ -92,6 +93,7 @@ pub trait Resource: Send + Sync + 'static {
         Diagnostics::new()
     }
 
+    /// Proposes the state a create or update will produce, and which changes replace.
     async fn plan(&self, request: PlanRequest) -> Result<PlanResponse, Diagnostics>;
 
     /// Whether the engine treats this resource as one of the legacy SDK's (the protocol's
@@ -174,21 +176,27 @@ pub trait Resource: Send + Sync + 'static {
 pub struct MoveSource<'a> {
     /// `registry.terraform.io/hashicorp/kubernetes`
     pub provider_address: &'a str,
+    /// The source's resource type.
     pub type_name: &'a str,
+    /// The schema version its state was stored at.
     pub schema_version: i64,
 }
 
 /// One data source type.
 #[async_trait]
 pub trait DataSource: Send + Sync + 'static {
+    /// The type name, e.g. `kubernetes_config_map`.
     fn type_name(&self) -> &'static str;
 
+    /// What the data source accepts and returns.
     fn schema(&self) -> Schema;
 
+    /// Checks a configuration; values may be unknown.
     fn validate(&self, _config: &Value) -> Diagnostics {
         Diagnostics::new()
     }
 
+    /// Reads what the configuration asks for, filling in the computed attributes.
     async fn read(&self, request: ReadDataRequest) -> Result<ReadDataResponse, Diagnostics>;
 }
 
@@ -197,15 +205,22 @@ pub trait DataSource: Send + Sync + 'static {
 /// without calling the resource, so resources only see creates and updates).
 #[derive(Clone, Debug)]
 pub struct PlanRequest {
+    /// The resource type called, as the engine names it (an alias included).
     pub type_name: String,
+    /// The state as last stored or refreshed.
     pub prior_state: Value,
+    /// The engine's proposal: the configuration merged with the prior's computed values.
     pub proposed_new_state: Value,
+    /// The configuration as written, unknowns included.
     pub config: Value,
+    /// The private bytes the last apply or read returned.
     pub prior_private: Vec<u8>,
 }
 
+/// The plan a resource proposes.
 #[derive(Clone, Debug, Default)]
 pub struct PlanResponse {
+    /// The state the apply will produce; unknown where only the apply can tell.
     pub planned_state: Value,
     /// Attribute paths whose change forces a replace.
     pub requires_replace: Vec<AttributePath>,
@@ -219,17 +234,26 @@ pub struct PlanResponse {
 /// is `Value::Null` for a create.
 #[derive(Clone, Debug)]
 pub struct ApplyRequest {
+    /// The resource type called, as the engine names it (an alias included).
     pub type_name: String,
+    /// The state before the change.
     pub prior_state: Value,
+    /// The state the plan promised, which the result must match where it was known.
     pub planned_state: Value,
+    /// The configuration as written, unknowns included.
     pub config: Value,
+    /// The private bytes the plan returned.
     pub planned_private: Vec<u8>,
 }
 
+/// What an apply did.
 #[derive(Clone, Debug, Default)]
 pub struct ApplyResponse {
+    /// The state now, all known; `Value::Null` when nothing exists.
     pub new_state: Value,
+    /// Bytes kept beside the state for the next plan and read, unseen by users.
     pub private: Vec<u8>,
+    /// Warnings, and the error when the apply failed.
     pub diagnostics: Diagnostics,
 }
 
@@ -245,18 +269,25 @@ impl ApplyResponse {
     }
 }
 
+/// Refresh the state of one object.
 #[derive(Clone, Debug)]
 pub struct ReadRequest {
+    /// The resource type called, as the engine names it (an alias included).
     pub type_name: String,
+    /// The state as stored.
     pub current_state: Value,
+    /// The private bytes stored with it.
     pub private: Vec<u8>,
 }
 
+/// A refreshed state.
 #[derive(Clone, Debug, Default)]
 pub struct ReadResponse {
     /// `Value::Null` when the object no longer exists.
     pub new_state: Value,
+    /// The private bytes to store with it.
     pub private: Vec<u8>,
+    /// Warnings only; errors are the `Err` side.
     pub diagnostics: Diagnostics,
 }
 
@@ -271,16 +302,21 @@ impl ReadResponse {
     }
 }
 
+/// Import the object an id names.
 #[derive(Clone, Debug)]
 pub struct ImportRequest {
+    /// The resource type called, as the engine names it (an alias included).
     pub type_name: String,
+    /// The id the user gave (or [`Resource::import_id`] made of an identity).
     pub id: String,
 }
 
+/// What an import found.
 #[derive(Clone, Debug, Default)]
 pub struct ImportResponse {
     /// Usually one object; the engine then reads it to fill in the state.
     pub imported: Vec<ImportedResource>,
+    /// Warnings only; errors are the `Err` side.
     pub diagnostics: Diagnostics,
 }
 
@@ -298,21 +334,31 @@ impl ImportResponse {
     }
 }
 
+/// One imported object, with enough state for the read that follows to find it.
 #[derive(Clone, Debug)]
 pub struct ImportedResource {
+    /// The resource type it is stored as.
     pub type_name: String,
+    /// Its state before the read (often just the id).
     pub state: Value,
+    /// The private bytes to store with it.
     pub private: Vec<u8>,
 }
 
+/// Read a data source.
 #[derive(Clone, Debug)]
 pub struct ReadDataRequest {
+    /// The data source type called.
     pub type_name: String,
+    /// The configuration, all known (the engine defers the read until it is).
     pub config: Value,
 }
 
+/// What a data source read.
 #[derive(Clone, Debug, Default)]
 pub struct ReadDataResponse {
+    /// The configuration with the computed attributes filled in.
     pub state: Value,
+    /// Warnings only; errors are the `Err` side.
     pub diagnostics: Diagnostics,
 }

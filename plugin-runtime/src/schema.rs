@@ -19,7 +19,9 @@ use crate::value::Value;
 /// A versioned schema (the version drives state upgrades).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Schema {
+    /// Bumped when stored state must be upgraded to read under this schema.
     pub version: i64,
+    /// The top-level block: the resource's own attributes and blocks.
     pub block: Block,
 }
 
@@ -30,31 +32,47 @@ pub enum Nesting {
     Single,
     /// Exactly one, never null: absent means all attributes null.
     Group,
+    /// Any number, in order.
     List,
+    /// Any number, unordered and without duplicates.
     Set,
+    /// Any number, each under a label (`block "key" { }`).
     Map,
 }
 
+/// A body of attributes and nested blocks: a whole schema, or what a nested block holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Block {
+    /// Its attributes (`name = value`).
     pub attributes: Vec<Attribute>,
+    /// Its nested blocks (`name { ... }`).
     pub blocks: Vec<NestedBlock>,
     /// Markdown.
     pub description: String,
+    /// The engine warns when a configuration uses it.
     pub deprecated: bool,
 }
 
+/// One attribute: its type, who sets it, and the rules the runtime applies to it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {
+    /// The name configurations use.
     pub name: String,
+    /// The type of its values.
     pub ty: Type,
     /// Markdown.
     pub description: String,
+    /// The configuration must set it.
     pub required: bool,
+    /// The configuration may set it.
     pub optional: bool,
+    /// The provider sets it (alone, or when the configuration leaves it null if also optional).
     pub computed: bool,
+    /// The engine hides its value in plans and output.
     pub sensitive: bool,
+    /// The engine warns when a configuration sets it.
     pub deprecated: bool,
+    /// Sent to the provider but never kept in plan or state (a password, say).
     pub write_only: bool,
     /// Set for a nested attribute (`rules = [{ ... }]`): its attributes, each with its own
     /// required/optional flags. `ty` is then the object type they make, nested as `nesting`.
@@ -66,16 +84,24 @@ pub struct Attribute {
 /// The attributes of a nested attribute and how they nest (single, list, set or map).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NestedAttributes {
+    /// How the objects repeat.
     pub nesting: Nesting,
+    /// The attributes of each object.
     pub attributes: Vec<Attribute>,
 }
 
+/// A nested block as its parent declares it: its name, body and how often it may appear.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NestedBlock {
+    /// The block's name in configurations.
     pub type_name: String,
+    /// What each instance holds.
     pub block: Block,
+    /// How instances repeat.
     pub nesting: Nesting,
+    /// Fewest instances allowed (0: no lower bound).
     pub min_items: i64,
+    /// Most instances allowed (0: no upper bound).
     pub max_items: i64,
     /// A change of the number of elements replaces the object ([`crate::rules`]).
     pub replace: bool,
@@ -86,6 +112,7 @@ pub struct NestedBlock {
 }
 
 impl Schema {
+    /// A schema at `version` with `block` as its body.
     pub fn new(version: i64, block: Block) -> Schema {
         Schema { version, block }
     }
@@ -97,6 +124,7 @@ impl Schema {
 }
 
 impl Block {
+    /// An empty block described by `description` (Markdown); add to it with the builders below.
     pub fn new(description: impl Into<String>) -> Block {
         Block {
             description: description.into(),
@@ -104,16 +132,19 @@ impl Block {
         }
     }
 
+    /// Adds an attribute.
     pub fn attribute(mut self, attribute: Attribute) -> Block {
         self.attributes.push(attribute);
         self
     }
 
+    /// Adds a nested block.
     pub fn block(mut self, block: NestedBlock) -> Block {
         self.blocks.push(block);
         self
     }
 
+    /// Marks the block deprecated, so the engine warns where it is used.
     pub fn deprecated(mut self) -> Block {
         self.deprecated = true;
         self
@@ -140,10 +171,12 @@ impl Block {
         std::borrow::Cow::Owned(out)
     }
 
+    /// The attribute called `name`, if the block declares one.
     pub fn find_attribute(&self, name: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.name == name)
     }
 
+    /// The nested block called `name`, if the block declares one.
     pub fn find_block(&self, name: &str) -> Option<&NestedBlock> {
         self.blocks.iter().find(|b| b.type_name == name)
     }
@@ -199,6 +232,7 @@ impl Attribute {
         self
     }
 
+    /// Set by the configuration, which must set it.
     pub fn required(name: &str, ty: Type, description: &str) -> Attribute {
         Attribute {
             required: true,
@@ -206,6 +240,7 @@ impl Attribute {
         }
     }
 
+    /// Set by the configuration, or null.
     pub fn optional(name: &str, ty: Type, description: &str) -> Attribute {
         Attribute {
             optional: true,
@@ -230,11 +265,13 @@ impl Attribute {
         }
     }
 
+    /// Marks the value sensitive, so the engine hides it in plans and output.
     pub fn sensitive(mut self) -> Attribute {
         self.sensitive = true;
         self
     }
 
+    /// Marks the attribute deprecated, so the engine warns where it is set.
     pub fn deprecated(mut self) -> Attribute {
         self.deprecated = true;
         self
@@ -242,6 +279,7 @@ impl Attribute {
 }
 
 impl NestedBlock {
+    /// A block nested as `nesting`, with no bounds on its count.
     pub fn new(type_name: &str, nesting: Nesting, block: Block) -> NestedBlock {
         NestedBlock {
             type_name: type_name.to_string(),
@@ -271,6 +309,7 @@ impl NestedBlock {
         }
     }
 
+    /// Bounds the number of instances (0: unbounded).
     pub fn items(mut self, min: i64, max: i64) -> NestedBlock {
         self.min_items = min;
         self.max_items = max;
@@ -282,6 +321,7 @@ impl NestedBlock {
 
 /// Checks one value; the message says what is allowed ("expected one of \"HTTP\", \"HTTPS\"").
 pub trait Validator: Send + Sync {
+    /// `Err` holds the message when `value` breaks the rule.
     fn check(&self, value: &Value) -> Result<(), String>;
     /// [`check`](Validator::check) where the message may name the attribute as SDKv2 writes
     /// its paths (`spec.0.template.0.spec.0.restart_policy`).
@@ -299,6 +339,7 @@ pub trait Validator: Send + Sync {
 
 /// Whether a planned value means the same as the prior one.
 pub trait Equivalence: Send + Sync {
+    /// Whether `planned` differs from `prior` only in form, so the plan keeps `prior`.
     fn equivalent(&self, prior: &Value, planned: &Value) -> bool;
     /// The form the value will be read back in, where the provider knows it: a computed
     /// attribute is planned in that form, so that the state after apply is what a refresh
@@ -306,6 +347,7 @@ pub trait Equivalence: Send + Sync {
     fn canonical(&self, _value: &Value) -> Option<Value> {
         None
     }
+    /// The equivalence in words, for documentation.
     fn describe(&self) -> String;
 }
 
@@ -325,21 +367,29 @@ pub enum ConstraintKind {
 /// A constraint with the absolute paths it names (`spec.0.selector`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Constraint {
+    /// How the attribute relates to the paths.
     pub kind: ConstraintKind,
+    /// The paths it names, this attribute's own among them where the kind says so.
     pub paths: Vec<String>,
 }
 
 /// The rules of one attribute.
 #[derive(Clone, Default)]
 pub struct Rules {
+    /// The value planned when the configuration leaves the attribute null.
     pub default: Option<Value>,
+    /// A change of the value replaces the object instead of updating it.
     pub replace: bool,
+    /// Checks on configured values; each failure is an error at the attribute.
     pub validators: Vec<Arc<dyn Validator>>,
+    /// When a planned value is the prior one in another form.
     pub equivalence: Option<Arc<dyn Equivalence>>,
+    /// How the attribute relates to others.
     pub constraints: Vec<Constraint>,
 }
 
 impl Rules {
+    /// Whether the attribute declares no rule at all.
     pub fn is_empty(&self) -> bool {
         self.default.is_none()
             && !self.replace

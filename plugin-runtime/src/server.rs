@@ -76,6 +76,7 @@ pub struct ProviderService {
 }
 
 impl ProviderService {
+    /// The service for `provider`, its schemas gathered once up front.
     pub fn new(provider: Arc<dyn Provider>) -> ProviderService {
         let provider_schema = provider.schema();
         let mut resources = BTreeMap::new();

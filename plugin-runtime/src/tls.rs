@@ -16,12 +16,16 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, Serve
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName, SignatureScheme};
 
+/// Why the plugin could not set up AutoMTLS; it then exits before the handshake line.
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
+    /// The engine's certificate does not parse.
     #[error("PLUGIN_CLIENT_CERT does not hold a PEM certificate: {0}")]
     ClientCert(String),
+    /// The throwaway server certificate could not be made.
     #[error("cannot generate the server certificate: {0}")]
     Generate(#[from] rcgen::Error),
+    /// rustls refused the configuration.
     #[error("cannot set up TLS: {0}")]
     Config(#[from] rustls::Error),
 }
@@ -29,7 +33,9 @@ pub enum TlsError {
 /// A freshly generated certificate and its key.
 #[derive(Debug)]
 pub struct Identity {
+    /// The certificate, DER-encoded, as the handshake line sends it.
     pub cert: CertificateDer<'static>,
+    /// Its private key, which never leaves the process.
     pub key: PrivateKeyDer<'static>,
 }
 
@@ -147,6 +153,7 @@ pub struct PinnedCert {
 }
 
 impl PinnedCert {
+    /// Trusts `der` alone, verifying handshake signatures with `algorithms`.
     pub fn new(der: CertificateDer<'static>, algorithms: WebPkiSupportedAlgorithms) -> PinnedCert {
         PinnedCert { der, algorithms }
     }

@@ -11,15 +11,23 @@ use serde_json::json;
 /// A cty type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
+    /// `string`.
     String,
+    /// `number`: arbitrary precision, see [`crate::Number`].
     Number,
+    /// `bool`.
     Bool,
     /// Any type, chosen by the value: encoded on the wire with its concrete type beside it.
     Dynamic,
+    /// `list(T)`: ordered elements of one type.
     List(Box<Type>),
+    /// `set(T)`: unordered, distinct elements of one type.
     Set(Box<Type>),
+    /// `map(T)`: string keys, values of one type.
     Map(Box<Type>),
+    /// `object({...})`: named attributes, each of its own type.
     Object(BTreeMap<String, Type>),
+    /// `tuple([...])`: a fixed sequence of types.
     Tuple(Vec<Type>),
 }
 
@@ -29,18 +37,22 @@ pub enum Type {
 pub struct TypeError(pub String);
 
 impl Type {
+    /// `list(element)`.
     pub fn list(element: Type) -> Type {
         Type::List(Box::new(element))
     }
 
+    /// `set(element)`.
     pub fn set(element: Type) -> Type {
         Type::Set(Box::new(element))
     }
 
+    /// `map(element)`.
     pub fn map(element: Type) -> Type {
         Type::Map(Box::new(element))
     }
 
+    /// `object({...})` of `(name, type)` pairs.
     pub fn object<I, K>(attributes: I) -> Type
     where
         I: IntoIterator<Item = (K, Type)>,
@@ -115,6 +127,7 @@ impl Type {
         }
     }
 
+    /// [`Type::from_json`] on serialized JSON, as schemas and dynamic values carry it.
     pub fn from_json_bytes(bytes: &[u8]) -> Result<Type, TypeError> {
         let value: serde_json::Value = serde_json::from_slice(bytes)
             .map_err(|_| TypeError(String::from_utf8_lossy(bytes).into_owned()))?;

@@ -15,10 +15,12 @@ use crate::codec::Json;
 /// One change of the stored state from schema version `from_version` to the next.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StateUpgrade {
+    /// The schema version the stored state is at before this step.
     pub from_version: i64,
     /// Attribute names from the root; every list or set on the way is walked element by
     /// element (a block stores as a list of objects).
     pub path: Vec<String>,
+    /// What happens to the attribute at `path`.
     pub change: Change,
 }
 

@@ -19,18 +19,27 @@ use crate::types::Type;
 /// A cty value. Equality is cty's: a set equals another with the same elements in any order.
 #[derive(Clone, Debug, Default)]
 pub enum Value {
+    /// No value: an unset optional attribute, an absent block, an object that is gone.
     #[default]
     Null,
     /// Not known until apply. Refinements the engine sent are kept, but never written back:
     /// the runtime always answers plain unknowns.
     Unknown(Refinements),
+    /// A `bool`.
     Bool(bool),
+    /// A `number`.
     Number(Number),
+    /// A `string`.
     String(String),
+    /// A `list(T)`: elements of one type, in order.
     List(Vec<Value>),
+    /// A `set(T)`: elements of one type, order not significant.
     Set(Vec<Value>),
+    /// A `map(T)`: any keys, values of one type.
     Map(BTreeMap<String, Value>),
+    /// An `object({...})`: the attributes its type names, each of its own type.
     Object(BTreeMap<String, Value>),
+    /// A `tuple([...])`: a fixed number of elements, each of its own type.
     Tuple(Vec<Value>),
     /// A value whose content does not say its type (a typed null, an empty list, ...),
     /// with that type. Only [`Value::typed`] makes one; the accessors below look through it.
@@ -73,10 +82,12 @@ pub struct Typed {
 }
 
 impl Typed {
+    /// The type the value was sent with.
     pub fn ty(&self) -> &Type {
         &self.ty
     }
 
+    /// The plain value.
     pub fn value(&self) -> &Value {
         &self.value
     }
@@ -85,11 +96,17 @@ impl Typed {
 /// What the engine already knows about an unknown value (msgpack extension 12).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Refinements {
+    /// The value will not be null.
     pub not_null: bool,
+    /// A string's known beginning.
     pub string_prefix: Option<String>,
+    /// A number's lower bound, and whether the bound itself is allowed.
     pub number_lower: Option<(Number, bool)>,
+    /// A number's upper bound, and whether the bound itself is allowed.
     pub number_upper: Option<(Number, bool)>,
+    /// A collection's fewest elements.
     pub length_lower: Option<u64>,
+    /// A collection's most elements.
     pub length_upper: Option<u64>,
 }
 
@@ -97,7 +114,9 @@ pub struct Refinements {
 /// decimal text they came with, so nothing is lost on the way through.
 #[derive(Clone, Debug)]
 pub enum Number {
+    /// An integer that fits i64.
     Int(i64),
+    /// A number f64 holds exactly as written.
     Float(f64),
     /// An integer outside i64, or a decimal that f64 cannot hold exactly, as decimal text.
     Decimal(String),
@@ -122,6 +141,7 @@ impl Number {
         }
     }
 
+    /// The number as an integer, when it is a whole number that fits.
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             Number::Int(i) => Some(*i),
@@ -131,6 +151,7 @@ impl Number {
         }
     }
 
+    /// The number as f64, rounded where it must be (NaN for unreadable decimal text).
     pub fn as_f64(&self) -> f64 {
         match self {
             Number::Int(i) => *i as f64,
@@ -139,6 +160,7 @@ impl Number {
         }
     }
 
+    /// Whether the number is whole, however it is held.
     pub fn is_integer(&self) -> bool {
         match self {
             Number::Int(_) => true,
@@ -198,14 +220,17 @@ impl From<f64> for Number {
 }
 
 impl Value {
+    /// An unknown value with no refinements.
     pub fn unknown() -> Value {
         Value::Unknown(Refinements::default())
     }
 
+    /// A string value.
     pub fn string(s: impl Into<String>) -> Value {
         Value::String(s.into())
     }
 
+    /// A whole number value.
     pub fn int(i: i64) -> Value {
         Value::Number(Number::Int(i))
     }
@@ -242,6 +267,7 @@ impl Value {
         annotate(ty, value).0
     }
 
+    /// Whether the value is null (looking through [`Value::Typed`]).
     pub fn is_null(&self) -> bool {
         matches!(self.plain(), Value::Null)
     }
@@ -316,6 +342,7 @@ impl Value {
         }
     }
 
+    /// The string, if the value is one.
     pub fn as_str(&self) -> Option<&str> {
         match self.plain() {
             Value::String(s) => Some(s),
@@ -323,6 +350,7 @@ impl Value {
         }
     }
 
+    /// The bool, if the value is one.
     pub fn as_bool(&self) -> Option<bool> {
         match self.plain() {
             Value::Bool(b) => Some(*b),
@@ -330,6 +358,7 @@ impl Value {
         }
     }
 
+    /// The number as an integer, if the value is a whole number that fits.
     pub fn as_i64(&self) -> Option<i64> {
         match self.plain() {
             Value::Number(n) => n.as_i64(),

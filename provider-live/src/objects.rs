@@ -717,7 +717,7 @@ pub(crate) async fn test_client(server: &kube_test_server::TestServer) -> Client
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
         .unwrap();
-    Client::try_from(config).unwrap()
+    kube_estate::https::client_builder(&config).unwrap().build()
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ impl Harness {
             _server: server,
             _dir: dir,
             provider,
-            client: kube::Client::try_from(kc).unwrap(),
+            client: kube_estate::https::client_builder(&kc).unwrap().build(),
         }
     }
 

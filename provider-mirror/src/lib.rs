@@ -12,6 +12,7 @@
 //! is also `choudoufu/kubectl`, so that configurations of the kubectl providers switch with one
 //! `source` line (one source under two local names makes the engine warn).
 
+pub mod lock;
 pub mod paths;
 
 use std::fs;
@@ -79,6 +80,9 @@ pub const PROVIDER_TYPES: [&str; PROVIDERS.len()] = {
 /// The providers' version: the workspace version, shared by every crate.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The lock file `make build` writes in `dist/` beside the mirror ([`lock`]).
+pub const LOCK_FILE: &str = "providers.lock.hcl";
+
 /// The `_manifest.json` beside each archive: the plugin protocol versions the provider speaks.
 pub const MANIFEST: &str = "{\"version\":1,\"metadata\":{\"protocol_versions\":[\"6.0\"]}}\n";
 
@@ -122,11 +126,13 @@ pub fn provider_dir(mirror: &Path, host: &str, type_name: &str) -> PathBuf {
 }
 
 /// Packs the binaries in `release_dir` into `dist/mirror`, each under every address it is
-/// published as, and writes `dist/terraformrc`. Archives are byte-for-byte reproducible (fixed
+/// published as, and writes `dist/terraformrc` and the lock file of the packages,
+/// `dist/providers.lock.hcl` ([`lock`]). Archives are byte-for-byte reproducible (fixed
 /// timestamps), and every file is replaced atomically, so concurrent runs and readers never see
 /// a half-written file.
 pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
     let mirror = dist.join("mirror");
+    let mut locked = Vec::new();
     for address in PROVIDERS {
         let type_name = address.type_name;
         let binary = release_dir.join(address.binary_file());
@@ -146,7 +152,11 @@ pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
             write_atomic(&dir.join(format!("{stem}_SHA256SUMS")), sums.as_bytes())?;
             write_atomic(&dir.join(format!("{stem}_manifest.json")), MANIFEST.as_bytes())?;
         }
+        let archive = archive_path(&mirror, HOSTS[0], type_name)?;
+        let zh = format!("zh:{:x}", Sha256::digest(&bytes));
+        locked.push((type_name, vec![archive_h1(&archive)?, zh]));
     }
+    write_atomic(&dist.join(LOCK_FILE), lock::lock_file(&locked).as_bytes())?;
     write_atomic(&dist.join("terraformrc"), cli_config(&mirror).as_bytes())
 }
 
@@ -289,6 +299,16 @@ mod tests {
         assert_eq!(PROVIDER_TYPES, ["live", "kubectl", "records"]);
         let config = fs::read_to_string(dist.path().join("terraformrc")).expect("the CLI configuration");
         assert!(config.contains(&included()), "{config}");
+        let lock = fs::read_to_string(dist.path().join(LOCK_FILE)).expect("the lock file");
+        for address in PROVIDERS {
+            let archive = archive_path(&mirror, TERRAFORM_HOST, address.type_name).expect("a platform");
+            let zh = format!(
+                "zh:{:x}",
+                Sha256::digest(fs::read(&archive).expect("the archive"))
+            );
+            assert!(lock.contains(&zh), "{zh} not in:\n{lock}");
+            assert!(lock.contains(&archive_h1(&archive).expect("its h1")), "{lock}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The project's shipped tools: release signing ([`release`], `make release`), the provider
 //! registry that serves a release ([`registry`], `make registry`), the registry docs generator
-//! ([`docs`], `make docs`) and the fuzzer of the value codec and the validators ([`fuzz`],
+//! ([`docs`], `make docs`), the check of the macOS builds that cannot run here ([`macho`],
+//! `make release-check`) and the fuzzer of the value codec and the validators ([`fuzz`],
 //! `make fuzz`). They need only the providers and [`provider_mirror`]'s constants, never the test
 //! harness: the benchmarks, which drive the engine through it, are the `estate-bench` crate
 //! (`benchmarks/`), and only this crate's own tests that run the engine (`tests/registry_install.rs`,
@@ -8,5 +9,6 @@
 
 pub mod docs;
 pub mod fuzz;
+pub mod macho;
 pub mod registry;
 pub mod release;

@@ -7,6 +7,7 @@
 //! ([`provider_mirror`]), so both install the same bytes; a binary published under several
 //! addresses is released under each (`terraform-provider-kubectl_...` holds provider-live).
 
+pub mod platforms;
 pub mod signing;
 
 use std::fmt::Write as _;
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use platforms::Platform;
 use provider_mirror::{self as mirror, MirrorError, VERSION};
 use signing::{Signer, SigningError};
 
@@ -41,6 +43,10 @@ pub enum ReleaseError {
     SelfCheck(SigningError),
     #[error("no binaries to release")]
     Nothing,
+    #[error("{0} is not a platform of the release (those are: {list})", list = platforms::PLATFORMS.map(|p| p.name).join(", "))]
+    UnknownPlatform(String),
+    #[error("the {platform} build {} is missing: `make release` builds it", path.display())]
+    MissingBinary { platform: String, path: PathBuf },
 }
 
 /// One provider binary for one platform.
@@ -54,17 +60,33 @@ pub struct Binary {
 }
 
 impl Binary {
-    /// The release binaries cargo built for this machine, one per published address
-    /// ([`mirror::PROVIDERS`]): `choudoufu/kubectl` is `target/release/terraform-provider-live`.
-    pub fn local() -> Result<Vec<Binary>, ReleaseError> {
-        let platform = mirror::platform()?;
-        let release = mirror::paths::target_dir().join("release");
-        let binaries = mirror::PROVIDERS.iter().map(|address| Binary {
-            type_name: address.type_name.to_string(),
-            platform: platform.clone(),
-            path: release.join(address.binary_file()),
-        });
-        Ok(binaries.collect())
+    /// The release binaries built for the platforms `names` ([`platforms::PLATFORMS`]), one per
+    /// published address ([`mirror::PROVIDERS`]) and platform: `choudoufu/kubectl` on this
+    /// machine is `target/release/terraform-provider-live`, on Windows
+    /// `target/cross/x86_64-pc-windows-gnu/release/terraform-provider-live.exe`.
+    pub fn built_for(names: &[String]) -> Result<Vec<Binary>, ReleaseError> {
+        let host = mirror::platform()?;
+        let target = mirror::paths::target_dir();
+        let mut binaries = Vec::new();
+        for name in names {
+            let platform =
+                Platform::named(name).ok_or_else(|| ReleaseError::UnknownPlatform(name.clone()))?;
+            for address in &mirror::PROVIDERS {
+                let path = platform.binary(&target, &host, address);
+                if !path.is_file() {
+                    return Err(ReleaseError::MissingBinary {
+                        platform: name.clone(),
+                        path,
+                    });
+                }
+                binaries.push(Binary {
+                    type_name: address.type_name.to_string(),
+                    platform: name.clone(),
+                    path,
+                });
+            }
+        }
+        Ok(binaries)
     }
 }
 
@@ -139,11 +161,7 @@ pub fn release(binaries: &[Binary], out: &Path, signer: &Signer) -> Result<Relea
         let mut sums = Vec::new();
         for binary in binaries.iter().filter(|b| b.type_name == type_name) {
             let archive = out.join(archive_name(type_name, VERSION, &binary.platform));
-            let exe = if binary.platform.starts_with("windows_") {
-                ".exe"
-            } else {
-                ""
-            };
+            let exe = Platform::named(&binary.platform).map_or("", |p| p.exe_suffix());
             let inner = format!("terraform-provider-{type_name}_v{VERSION}{exe}");
             let bytes = mirror::zip_one(&binary.path, &inner)?;
             mirror::write_atomic(&archive, &bytes)?;

@@ -52,13 +52,15 @@ fn released() -> &'static Released {
     })
 }
 
-/// `make release RELEASE_DIR=<dir> <variables>`, with no signing key in the environment but
-/// `envs`; what it printed.
+/// `make release RELEASE_DIR=<dir> <variables>` for this machine's platform alone (the cross
+/// builds of the others are `make release`'s own, too slow for every test run), with no signing
+/// key in the environment but `envs`; what it printed.
 fn make_release(dir: &Path, variables: &[&str], envs: &[(&str, &str)]) -> String {
     let mut make = Command::new("make");
     make.current_dir(paths::workspace_root())
         .args(["--no-print-directory", "release"])
         .arg(format!("RELEASE_DIR={}", dir.display()))
+        .arg(format!("PLATFORMS={}", mirror::platform().expect("a platform")))
         .args(variables);
     for name in [
         release::KEY_FILE_ENV,
@@ -400,6 +402,95 @@ fn init_installs_through_the_network_mirror_protocol() {
         );
     }
     plans_with_the_installed_providers(&workspace);
+}
+
+/// Every platform of the release (stand-in files: `providers lock` hashes packages, it does
+/// not run them), signed by the `release` tool and served by the registry.
+fn every_platform_released() -> tempfile::TempDir {
+    let staged = tempfile::tempdir().expect("a folder");
+    let out = tempfile::tempdir().expect("a release folder");
+    let mut release = Command::new(env!("CARGO_BIN_EXE_release"));
+    release.arg("--out").arg(out.path());
+    for platform in release::platforms::PLATFORMS {
+        for binary in ["live", "records"] {
+            let path = staged.path().join(format!("{binary}_{}", platform.name));
+            fs::write(
+                &path,
+                format!("stand-in for terraform-provider-{binary} on {}", platform.name),
+            )
+            .expect("write a stand-in");
+            for address in mirror::PROVIDERS.iter().filter(|a| a.binary == binary) {
+                let spec = format!("{}:{}:{}", address.type_name, platform.name, path.display());
+                release.args(["--binary", &spec]);
+            }
+        }
+    }
+    for name in [
+        release::KEY_FILE_ENV,
+        release::KEY_TEXT_ENV,
+        release::PASSPHRASE_ENV,
+    ] {
+        release.env_remove(name);
+    }
+    let output = release.output().expect("run release");
+    assert!(
+        output.status.success(),
+        "release failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+#[test]
+fn providers_lock_records_every_platforms_hashes() {
+    providers_lock_records_every_platform(engine_info());
+}
+
+#[test]
+fn tofu_providers_lock_records_every_platforms_hashes() {
+    match opentofu() {
+        Ok(tofu) => providers_lock_records_every_platform(&tofu),
+        Err(why) => skip(&why),
+    }
+}
+
+/// What a team runs before committing its lock file: `providers lock` for every platform its
+/// members use, against the registry; each platform's `zh:` (signed) and `h1:` hashes are locked.
+fn providers_lock_records_every_platform(info: &EngineInfo) {
+    let published = every_platform_released();
+    let registry = Registry::start(Options::local(published.path())).expect("start the registry");
+    let workspace = Workspace::new_for(info, &registry, Protocol::Registry, Path::new("kubeconfig"));
+    let mut args = vec!["providers".to_string(), "lock".to_string()];
+    args.extend(release::platforms::PLATFORMS.map(|p| format!("-platform={}", p.name)));
+    let lock_run = workspace
+        .engine
+        .run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        lock_run.success(),
+        "providers lock failed:\n{lock_run}\nregistry requests: {:#?}",
+        registry.requests()
+    );
+    let lock = workspace
+        .lock_file()
+        .expect("providers lock writes the lock file");
+    for type_name in mirror::PROVIDER_TYPES {
+        let block = lock_block(info, &lock, type_name);
+        for platform in release::platforms::PLATFORMS {
+            let zip = published
+                .path()
+                .join(release::archive_name(type_name, VERSION, platform.name));
+            let zh = format!(
+                "\"zh:{}\"",
+                release::sha256_hex(&fs::read(&zip).expect("the archive"))
+            );
+            let h1 = format!("\"{}\"", mirror::archive_h1(&zip).expect("the archive's h1"));
+            assert!(
+                block.contains(&zh) && block.contains(&h1),
+                "{} of {type_name}: {zh} and {h1} not locked:\n{block}",
+                platform.name
+            );
+        }
+    }
 }
 
 #[test]

@@ -40,38 +40,65 @@ const MAX_DEPTH: usize = 128;
 /// A value that could not be decoded or encoded, and where in it.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub struct CodecError {
+    /// Where in the value it went wrong.
     pub path: AttributePath,
+    /// What went wrong there.
     pub kind: CodecErrorKind,
 }
 
+/// What was wrong with the bytes, or with a value for its type.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum CodecErrorKind {
+    /// The bytes end before the value does.
     #[error("the input ends in the middle of a value")]
     Truncated,
+    /// Bytes follow a complete value (how many).
     #[error("{0} unexpected bytes after the value")]
     TrailingBytes(usize),
+    /// A byte that starts no msgpack value.
     #[error("invalid msgpack marker byte 0x{0:02x}")]
     BadMarker(u8),
+    /// JSON that does not parse (serde_json's message).
     #[error("invalid JSON: {0}")]
     BadJson(String),
+    /// The value does not have the type the schema says.
     #[error("a {expected} is required, found {found}")]
-    WrongType { expected: String, found: &'static str },
+    WrongType {
+        /// The schema's type, written as in configurations.
+        expected: String,
+        /// What was found instead.
+        found: &'static str,
+    },
+    /// A number's text does not parse (the text).
     #[error("{0:?} is not a number")]
     BadNumber(String),
+    /// A string's bytes are not UTF-8.
     #[error("a string is not valid UTF-8")]
     BadUtf8,
+    /// A map or object key that is not a string.
     #[error("map keys must be strings")]
     NonStringKey,
+    /// An object attribute its type does not have (the name).
     #[error("unsupported attribute {0:?}")]
     UnsupportedAttribute(String),
+    /// A tuple with the wrong number of elements.
     #[error("a tuple of {expected} elements is required, found {found}")]
-    TupleLength { expected: usize, found: usize },
+    TupleLength {
+        /// As many as its type has.
+        expected: usize,
+        /// As many as the input has.
+        found: usize,
+    },
+    /// A `dynamic` value not sent as a `[type, value]` pair.
     #[error("a dynamic value must be a [type, value] pair")]
     BadDynamic,
+    /// A `dynamic` value's type JSON does not parse as a type.
     #[error("a dynamic value names an invalid type: {0}")]
     BadType(String),
+    /// A malformed unknown (msgpack extension), and what is wrong with it.
     #[error("invalid unknown value: {0}")]
     BadUnknown(&'static str),
+    /// Nesting beyond the depth limit, refused to protect the stack.
     #[error("values nest deeper than {MAX_DEPTH} levels")]
     TooDeep,
 }

@@ -44,7 +44,7 @@ impl Harness {
         let kc = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
             .await
             .unwrap();
-        let client = kube::Client::try_from(kc).unwrap();
+        let client = kube_estate::https::client_builder(&kc).unwrap().build();
         Harness {
             _server: server,
             _dir: dir,
