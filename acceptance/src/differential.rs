@@ -95,7 +95,9 @@ pub fn run(
     let modules = modules_of(&their_tag);
     let theirs_life = side::live(theirs, cluster, &modules, &their_tag);
     let ours_life = side::live(ours, cluster, &modules_of(&our_tag), &our_tag);
-    let known = known::load();
+    // The rows written in known.tsv, then those allowing the fields beyond hashicorp's schema.
+    let mut known = known::load();
+    known.extend(beyond::rows());
     let found = compare(&ours_life, &theirs_life);
     Report::new(
         (ours.name(), theirs.name()),

@@ -221,34 +221,6 @@ impl LiveDir {
         LiveDir::with_providers(both + &records)
     }
 
-    /// A folder where choudoufu/live (local name `live`) stands beside hashicorp/kubernetes
-    /// (`kubernetes`, a stand-in: [`crate::stand_in`]), as while resources move from one to the
-    /// other with `moved` blocks.
-    pub fn beside_hashicorp(estate: &str, kubeconfig: &Path) -> LiveDir {
-        let dir = tempfile::tempdir().expect("a temporary working folder");
-        let config = crate::stand_in::cli_config(dir.path(), &["hashicorp/kubernetes"]);
-        let engine = Engine::new(dir.path()).env("TF_CLI_CONFIG_FILE", &config.to_string_lossy());
-        let provider = format!(
-            "terraform {{
-  required_providers {{
-    kubernetes = {{ source = \"hashicorp/kubernetes\" }}
-    \
-             live       = {{ source = \"choudoufu/live\" }}
-  }}
-}}
-
-\
-             provider \"live\" {{
-  estate      = {}
-  config_path = {}
-}}
-",
-            quote(estate),
-            quote(&kubeconfig.to_string_lossy())
-        );
-        LiveDir::init_in(dir, engine, provider)
-    }
-
     /// A new folder whose configuration starts with `provider` (the `terraform` block and the
     /// provider blocks); `init` has run in it.
     fn with_providers(provider: String) -> LiveDir {
@@ -257,7 +229,9 @@ impl LiveDir {
         LiveDir::init_in(dir, engine, provider)
     }
 
-    fn init_in(dir: tempfile::TempDir, engine: Engine, provider: String) -> LiveDir {
+    /// A folder `dir` whose configuration starts with `provider`, `engine` run in it; `init` has
+    /// run.
+    pub(crate) fn init_in(dir: tempfile::TempDir, engine: Engine, provider: String) -> LiveDir {
         let live = LiveDir {
             engine,
             provider,

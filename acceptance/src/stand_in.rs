@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use provider_mirror::{HOSTS, platform};
 
-use crate::hcl::quote;
-use crate::{build, mirror};
+use crate::hcl::{LiveDir, quote};
+use crate::{Engine, build, mirror};
 
 /// The version the stand-in is installed as.
 const VERSION: &str = "0.0.1";
@@ -50,4 +50,32 @@ pub fn cli_config(dir: &Path, sources: &[&str]) -> PathBuf {
     let path = dir.join("cli.tfrc");
     fs::write(&path, config).expect("cli.tfrc");
     path
+}
+
+/// A folder where choudoufu/live (local name `live`) stands beside hashicorp/kubernetes
+/// (`kubernetes`, the stand-in), as while resources move from one to the other with `moved`
+/// blocks; `init` has run in it.
+pub fn beside_hashicorp(estate: &str, kubeconfig: &Path) -> LiveDir {
+    let dir = tempfile::tempdir().expect("a temporary working folder");
+    let config = cli_config(dir.path(), &["hashicorp/kubernetes"]);
+    let engine = Engine::new(dir.path()).env("TF_CLI_CONFIG_FILE", &config.to_string_lossy());
+    let provider = format!(
+        "terraform {{
+  required_providers {{
+    kubernetes = {{ source = \"hashicorp/kubernetes\" }}
+    \
+         live       = {{ source = \"choudoufu/live\" }}
+  }}
+}}
+
+\
+         provider \"live\" {{
+  estate      = {}
+  config_path = {}
+}}
+",
+        quote(estate),
+        quote(&kubeconfig.to_string_lossy())
+    );
+    LiveDir::init_in(dir, engine, provider)
 }

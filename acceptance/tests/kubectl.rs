@@ -11,6 +11,7 @@
 
 use acceptance::Cluster;
 use acceptance::hcl::{LiveDir, ScratchNamespace, quote, unique_name};
+use serde_json::json;
 
 /// A `kubectl_manifest` named `name` with `yaml` as its body and `extra` attribute lines.
 fn manifest(name: &str, yaml: &str, extra: &str) -> String {
@@ -97,6 +98,13 @@ fn kubectl_manifest_applies_with_the_estate_guarantees() {
     assert_eq!(cm["uid"], cm["live_uid"]);
     assert_eq!(cm["drift"], "");
     assert_eq!(cm["estate"], estate.as_str());
+    // gavinbunney's fingerprints: one SHA-256, the same for the write and the refresh.
+    let print = cm["yaml_incluster"].as_str().unwrap_or_default().to_string();
+    assert!(
+        print.len() == 64 && print.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{cm}"
+    );
+    assert_eq!(cm["live_manifest_incluster"], print.as_str());
     let web = cluster.get_json(&["-n", &ns.name, "deployment", "web"]);
     assert_eq!(
         web["status"]["readyReplicas"], 1,
@@ -118,9 +126,34 @@ fn kubectl_manifest_applies_with_the_estate_guarantees() {
     let out = work.run(&["plan", "-input=false", "-detailed-exitcode", "-no-color"]);
     assert_eq!(out.code, 2, "drift plans an update:\n{out}");
     assert!(out.stdout.contains("drift"), "{out}");
+    let refreshed = work.run(&[
+        "apply",
+        "-refresh-only",
+        "-auto-approve",
+        "-input=false",
+        "-no-color",
+    ]);
+    assert!(refreshed.success(), "{refreshed}");
+    let cm = work.state_values("kubectl_manifest.cm");
+    assert_eq!(
+        cm["yaml_incluster"],
+        print.as_str(),
+        "the write's fingerprint stays"
+    );
+    assert_ne!(
+        cm["live_manifest_incluster"],
+        print.as_str(),
+        "the refresh's moved: {cm}"
+    );
     work.apply_ok("drift");
     let live = cluster.get_json(&["-n", &ns.name, "configmap", "cm"]);
     assert_eq!(live["data"]["b"], "plain", "the manifest is back: {live}");
+    let cm = work.state_values("kubectl_manifest.cm");
+    assert_eq!(
+        (&cm["yaml_incluster"], &cm["live_manifest_incluster"]),
+        (&json!(print), &json!(print)),
+        "both fingerprints back"
+    );
     assert_eq!(work.plan_exit().code, 0);
 
     // A saved plan whose object moved since is refused.
@@ -229,23 +262,71 @@ fn a_crd_and_its_objects_apply_in_one_run_from_yaml() {
          type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              \
          size: {{type: integer}}\n"
     ));
-    let widget = |name: &str, size: u32| {
+    let widget = |name: &str, spec: &str, extra: &str| {
         manifest(
             name,
             &indent(&format!(
-                "apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: {name}\n  namespace: {}\nspec:\n  size: {size}\n",
+                "apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: {name}\n  namespace: {}\nspec:\n{spec}",
                 ns.name
             )),
-            "  depends_on = [kubectl_manifest.crd]\n",
+            &format!("  depends_on = [kubectl_manifest.crd]\n{extra}"),
         )
     };
     let work = LiveDir::as_kubectl(&estate, cluster.kubeconfig(), "");
-    work.write(&[manifest("crd", &crd, ""), widget("small", 1), widget("large", 9)].concat());
+    let crd = manifest("crd", &crd, "");
+    let ssa = "  server_side_apply = true\n";
+    work.write(
+        &[
+            crd.clone(),
+            widget("small", "  size: 1\n", ""),
+            widget("large", "  size: 9\n", ssa),
+        ]
+        .concat(),
+    );
     work.apply_ok("a CRD and its objects");
-    let large = cluster.get_json(&["-n", &ns.name, &format!("widgets.{group}"), "large"]);
+    let get = |name: &str| cluster.get_json(&["-n", &ns.name, &format!("widgets.{group}"), name]);
+    let large = get("large");
     assert_eq!(large["spec"]["size"], 9);
     assert_eq!(large["metadata"]["labels"]["tofu-estate"], estate.as_str());
     assert_eq!(work.plan_exit().code, 0, "plan after the apply");
+
+    // A field the schema does not declare: left out with a warning, as client-side apply's
+    // server drops it; server-side apply refuses it.
+    let undeclared = "  size: 2\n  legacy: x\n  older: y\n";
+    work.write(
+        &[
+            crd.clone(),
+            widget("small", undeclared, ""),
+            widget("large", "  size: 9\n", ssa),
+        ]
+        .concat(),
+    );
+    let out = work.apply_ok("an undeclared field");
+    assert!(
+        out.flat().contains("unknown fields left out")
+            && out.flat().contains("\"spec.legacy\", \"spec.older\""),
+        "the warning names the field:\n{out}"
+    );
+    let small = get("small");
+    assert_eq!(
+        (&small["spec"]["size"], &small["spec"]["legacy"]),
+        (&json!(2), &json!(null)),
+        "{small}"
+    );
+    work.write(
+        &[
+            crd,
+            widget("small", undeclared, ""),
+            widget("large", undeclared, ssa),
+        ]
+        .concat(),
+    );
+    let out = work.run(&["apply", "-auto-approve", "-input=false", "-no-color"]);
+    assert!(
+        !out.success() && out.flat().contains(".spec.legacy: field not declared in schema"),
+        "server-side apply refuses it:\n{out}"
+    );
+    assert_eq!(get("large")["spec"]["size"], 9);
     let out = work.run(&["destroy", "-auto-approve", "-input=false"]);
     assert!(out.success(), "destroy:\n{out}");
 }
@@ -415,6 +496,17 @@ fn a_wait_that_fails_names_what_is_missing_and_imports_take_kubectls_ids() {
     work.write(&(ready("yes") + &imported));
     work.apply_ok("the wait met");
     assert_eq!(work.plan_exit().code, 0, "plan after the apply");
+    // An import of an object this provider wrote takes the fingerprints its write left.
+    let written = work.state_values("kubectl_manifest.imp");
+    let rm = work.run(&["state", "rm", "kubectl_manifest.imp"]);
+    assert!(rm.success(), "{rm}");
+    let id = format!("v1//ConfigMap//imp//{}", ns.name);
+    let again = work.run(&["import", "-input=false", "-no-color", "kubectl_manifest.imp", &id]);
+    assert!(again.success(), "{again}");
+    let reimported = work.state_values("kubectl_manifest.imp");
+    for print in ["yaml_incluster", "live_manifest_incluster"] {
+        assert_eq!(reimported[print], written[print], "{print}");
+    }
     let out = work.run(&["destroy", "-auto-approve", "-input=false"]);
     assert!(out.success(), "destroy:\n{out}");
     let left = cluster.kubectl(&[

@@ -215,6 +215,14 @@ fn undefined_variables_and_kustomize_are_refused_with_what_to_do() {
 
     work.write("data \"kubectl_kustomize_documents\" \"k\" {\n  target = \"overlays/prod\"\n}\n");
     let out = work.run(&["plan", "-input=false", "-no-color"]);
+    assert!(
+        !out.success() && out.flat().contains("No kustomization at target"),
+        "a target without a kustomization is named first:\n{out}"
+    );
+    let overlay = work.path().join("overlays/prod");
+    fs::create_dir_all(&overlay).expect("the overlay folder");
+    fs::write(overlay.join("kustomization.yaml"), "resources: []\n").expect("write");
+    let out = work.run(&["plan", "-input=false", "-no-color"]);
     let text = out.flat();
     assert!(!out.success(), "kustomize refuses:\n{out}");
     assert!(

@@ -23,6 +23,7 @@
 
 mod beyond;
 mod beyond_doc;
+mod beyond_fields;
 mod facts;
 mod inputs;
 mod kinds;
@@ -36,7 +37,7 @@ use std::path::Path;
 
 use inputs::{OVERRIDES, Row, overrides, read, reference, tree, types};
 use openapi::{Oas, OpenApi};
-use type_gen::{TypeGen, is_common, is_data_common, nested};
+use type_gen::{Level, TypeGen, is_common, is_data_common, nested};
 
 pub use beyond_doc::{BEYOND_DOC, beyond_summary, generate_beyond_doc};
 pub use facts::{BEHAVIOUR_DOC, FACTS_OUTPUT, generate_behaviour_doc, generate_facts};
@@ -223,7 +224,7 @@ fn catalog(
             left: Vec::new(),
         };
         let nodes = tree(&own, "");
-        let level = beyond::Level {
+        let level = Level {
             parent: "",
             owner: &ty.schema,
             attr: nodes.iter().any(|n| nested(&n.row, "").ends_with("@attr")),

@@ -1,7 +1,7 @@
 //! One type's catalog rows: hashicorp's attribute paths joined with its kind's OpenAPI fields by
 //! spelling (or an override), each path's JSON field, shape and scalar type.
 
-use crate::beyond::{Level, Rules};
+use crate::beyond::Rules;
 use crate::inputs::{Node, Override, Row};
 use crate::openapi::{Oas, OpenApi, server_default};
 use serde_json::{Map, Value as Json};
@@ -60,6 +60,20 @@ pub(crate) fn nested(row: &Row, shape: &str) -> String {
     } else {
         shape.to_string()
     }
+}
+
+/// One object level being joined: where its rows go and how they are spelled.
+pub(crate) struct Level<'a> {
+    /// The Terraform path of the object ("" at the root).
+    pub(crate) parent: &'a str,
+    /// The OpenAPI schema the properties belong to.
+    pub(crate) owner: &'a str,
+    /// Nested attributes (the plugin framework's types) rather than blocks.
+    pub(crate) attr: bool,
+    /// Inside a value server-side apply owns whole.
+    pub(crate) atomic: bool,
+    /// Inside a computed block (a status): what is generated there is computed too.
+    pub(crate) computed: bool,
 }
 
 /// Generates the catalog for one type.
@@ -255,7 +269,7 @@ impl<'g> TypeGen<'g> {
                 .collect();
         }
         if let Some(field) = json.strip_prefix('+') {
-            // Another version's field that the kind's own code translates (kinds/special.rs):
+            // Another version's field that the kind's own code translates (behaviour/special.rs):
             // this version's OpenAPI lacks it, so overrides.tsv gives its scalar.
             let Some(scalar) = over.as_ref().and_then(|o| o.scalar.clone()) else {
                 self.miss(&path, "a translated field (+) needs its scalar in overrides.tsv");

@@ -15,11 +15,12 @@ use std::time::Duration;
 use plugin_runtime::{AttributePath, Diagnostic, Value};
 use serde_json::{Map, Value as Json};
 
+pub(crate) mod special;
+
 use crate::kind::{Behaviour, KindInfo};
-use crate::kinds::readiness::{self, Readiness};
-use crate::kinds::spec_wait;
-use crate::kinds::special::Special;
+use crate::readiness::{self, Readiness};
 use crate::timeouts;
+use special::Special;
 
 const TABLE: &str = include_str!("../catalog/behaviour.tsv");
 
@@ -202,9 +203,9 @@ impl Behaviour for Kinded {
             "update"
         };
         let timeout = timeouts::of(planned, operation, wait.timeout);
-        let found = spec_wait::poll(client, self.info, object, timeout, wait.what, wait.check).await?;
+        let found = readiness::wait::poll(client, self.info, object, timeout, wait.what, wait.check).await?;
         match found {
-            None if !wait.done_if_gone => Err(spec_wait::gone(self.info, object)),
+            None if !wait.done_if_gone => Err(readiness::wait::gone(self.info, object)),
             found => Ok(found),
         }
     }

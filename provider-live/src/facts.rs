@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use plugin_runtime::rules::{Constraint, ConstraintKind, Rules};
 use plugin_runtime::{Attribute, Block, NestedBlock, Nesting, Type, Value};
 
-use crate::kinds::spec_quantity::SameQuantity;
+use crate::fields::quantity::SameQuantity;
 
 const FACTS: &str = include_str!("../catalog/facts.tsv");
 

@@ -1,6 +1,7 @@
 //! The contract between the shared resource machinery (`resource.rs`) and the kinds
 //! (`kinds/*.rs`): a kind says only what differs per Kubernetes kind.
 
+use kube::api::ApiResource;
 use plugin_runtime::{Block, Diagnostics, Value};
 use serde_json::{Map, Value as Json};
 
@@ -38,6 +39,18 @@ impl MetadataShape {
             namespace: namespaced,
             server_fields_optional: false,
         }
+    }
+}
+
+/// The API resource of a kind known at compile time.
+pub fn api_resource(info: &KindInfo) -> ApiResource {
+    let (group, version) = info.api_version.split_once('/').unwrap_or(("", info.api_version));
+    ApiResource {
+        group: group.to_string(),
+        version: version.to_string(),
+        api_version: info.api_version.to_string(),
+        kind: info.kind.to_string(),
+        plural: info.plural.to_string(),
     }
 }
 

@@ -8,6 +8,7 @@
 mod body;
 mod documents;
 mod drift;
+mod fingerprint;
 mod manifest;
 mod manifest_schema;
 mod object;

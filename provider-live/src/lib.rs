@@ -3,7 +3,9 @@
 //!
 //! Layers: [`provider`] (the provider block), [`resource`] (the machinery every typed kind
 //! shares) over [`kind`] and [`kinds`] (what differs per kind), [`manifest`] (any kind, as
-//! written), both through [`lifecycle`]; [`metadata`], [`plan`], [`guard`] are pure rules;
+//! written), both through [`lifecycle`]; [`fields`] converts between configuration and object
+//! by field table, [`behaviour`] is what a kind does beyond its fields, and [`readiness`] judges
+//! and awaits an applied object; [`metadata`], [`plan`], [`guard`] are pure rules;
 //! [`objects`], [`cache`] and [`discovery`] talk to the API, [`create`] makes the objects the
 //! server names exactly once, and [`stop`] cuts waits short on Ctrl-C; [`ownership`] reads who
 //! owns which field; [`facts`] are hashicorp's per-attribute behaviour as data. [`data_sources`]
@@ -18,9 +20,10 @@ pub mod context;
 pub mod create;
 pub mod data_sources;
 pub mod discovery;
-pub mod duplicates;
+pub mod duplicate_keys;
 pub mod ephemeral;
 pub mod facts;
+pub(crate) mod fields;
 pub mod functions;
 pub mod guard;
 pub mod identity;
@@ -39,6 +42,7 @@ pub mod ownership;
 pub mod patch;
 pub mod plan;
 pub mod provider;
+pub(crate) mod readiness;
 pub mod resource;
 pub mod seen;
 pub mod stop;

@@ -25,9 +25,9 @@ use serde_json::Value as Json;
 
 use crate::context::Context;
 use crate::create::{self, Pending};
-use crate::duplicates;
+use crate::duplicate_keys;
+use crate::fields::{Field, attribute_path};
 use crate::guard::{self, ATTEMPTS, Check, GuardError};
-use crate::kinds::spec_convert::{Field, attribute_path};
 use crate::objects::{self, Manager, Precondition, Target};
 use crate::{strategy, timeouts, tolerations, zero_fields};
 
@@ -154,6 +154,10 @@ pub struct GuardedWrite<'a> {
     /// doubling up to 30 s): `kubectl_manifest`'s `apply_retry_count`, for a webhook that is
     /// still starting (cert-manager's, applied in the same run). Other refusals never are.
     pub webhook_retries: u32,
+    /// Fields the object's schema does not declare are left out of the write with a warning,
+    /// as client-side apply's server drops them, instead of failing it as server-side apply
+    /// does: `kubectl_manifest` without `server_side_apply`.
+    pub drop_undeclared: bool,
 }
 
 /// The wait before webhook retry `n` (1-based).
@@ -180,6 +184,7 @@ pub async fn guarded_apply(
         timeout,
         fields,
         webhook_retries,
+        drop_undeclared,
     } = write;
     // A create of ours whose answer was lost may have made the object found next.
     let mut made_here = false;
@@ -226,16 +231,29 @@ pub async fn guarded_apply(
             None => objects::apply(client, target, body, &manager, precondition.as_ref()).await,
         };
         // Server-side apply refuses a keyed list holding a key twice; such objects are written
-        // another way (see `duplicates`).
+        // another way (see `duplicate_keys`).
         applied = match applied {
             Err(refusal)
                 if refusal.is_duplicate_keys()
                     && let Some(p) = precondition.as_ref() =>
             {
-                duplicates::write(ctx, client, target, body, &manager, p, refusal).await
+                duplicate_keys::write(ctx, client, target, body, &manager, p, refusal).await
             }
             other => other,
         };
+        // The server names one such field per refusal.
+        let mut left_out = Vec::new();
+        while drop_undeclared
+            && left_out.len() < MAX_UNDECLARED
+            && let Some(fields) = applied.as_ref().err().and_then(ApiError::undeclared_fields)
+        {
+            left_out.extend(fields);
+            let declared = without(body, &left_out);
+            applied = objects::apply(client, target, &declared, &manager, precondition.as_ref()).await;
+        }
+        if !left_out.is_empty() {
+            out.push(undeclared_warning(check, &left_out));
+        }
         ctx.cache.wrote(target);
         if let Err(e) = &applied
             && e.is_uncertain()
@@ -267,6 +285,39 @@ pub async fn guarded_apply(
         object: check.object.clone(),
         verb: "write",
     }))
+}
+
+/// How many undeclared fields a write leaves out before it gives up (one more try each).
+const MAX_UNDECLARED: usize = 32;
+
+/// What a write without the fields its object's schema does not declare says of them.
+fn undeclared_warning(check: &Check<'_>, fields: &[Vec<String>]) -> Diagnostic {
+    let named: Vec<String> = fields.iter().map(|f| format!("\"{}\"", f.join("."))).collect();
+    Diagnostic::warning(
+        format!("{}: unknown fields left out", check.object),
+        format!(
+            "The schema of {} declares no field {}, so the API server keeps none: the write went \
+             ahead without them, as `kubectl apply` does. Remove them from the manifest.",
+            check.object,
+            named.join(", ")
+        ),
+    )
+}
+
+/// `body` without the fields at `paths` (map keys from the root).
+fn without(body: &Json, paths: &[Vec<String>]) -> Json {
+    let mut body = body.clone();
+    for path in paths {
+        if let Some((last, parents)) = path.split_last() {
+            let parent = parents
+                .iter()
+                .try_fold(&mut body, |node, key| node.get_mut(key.as_str()));
+            if let Some(map) = parent.and_then(Json::as_object_mut) {
+                map.remove(last.as_str());
+            }
+        }
+    }
+    body
 }
 
 /// A refused write as its diagnostic; an object the API server found invalid points at the

@@ -223,6 +223,7 @@ impl Manifest {
             timeout: timeouts::of(planned, "create", DEFAULT_TIMEOUT),
             fields: None,
             webhook_retries: 0,
+            drop_undeclared: false,
         };
         let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
         let state = plan::settle(

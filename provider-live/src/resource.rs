@@ -5,7 +5,6 @@
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
-use kube::api::ApiResource;
 use plugin_runtime::rules;
 use plugin_runtime::{
     ApplyRequest, ApplyResponse, Attribute, Block, Diagnostic, Diagnostics, IdentitySchema, ImportRequest,
@@ -18,7 +17,7 @@ use crate::context::Context;
 use crate::create;
 use crate::discovery::Resolved;
 use crate::guard::{self, Check};
-use crate::kind::{Kind, KindInfo};
+use crate::kind::{Kind, KindInfo, api_resource};
 use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::list::Listable;
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
@@ -31,18 +30,6 @@ pub struct TypedResource<K: Kind> {
     /// The resource's schema, built on first use: every plan, read and write needs it, and
     /// building it anew for each object cost more than the rest.
     schema: OnceLock<Schema>,
-}
-
-/// The API resource of a kind known at compile time.
-pub fn api_resource(info: &KindInfo) -> ApiResource {
-    let (group, version) = info.api_version.split_once('/').unwrap_or(("", info.api_version));
-    ApiResource {
-        group: group.to_string(),
-        version: version.to_string(),
-        api_version: info.api_version.to_string(),
-        kind: info.kind.to_string(),
-        plural: info.plural.to_string(),
-    }
 }
 
 /// Parses a `terraform import` id: `namespace/name` for namespaced kinds, `name` otherwise.
@@ -258,6 +245,7 @@ impl<K: Kind> TypedResource<K> {
                     timeout: timeouts::of(&req.planned_state, "create", timeouts::DEFAULT),
                     fields: crate::catalog::entry(info.type_name).map(|e| e.fields()),
                     webhook_retries: 0,
+                    drop_undeclared: false,
                 };
                 let applied = lifecycle::guarded_apply(&self.ctx, client, write, diagnostics).await?;
                 match stray_keys(&body, &applied) {

@@ -45,13 +45,9 @@ pub fn file() -> PathBuf {
     workspace_root().join("acceptance/differential/known.tsv")
 }
 
-/// The rows of [`file`] (none when it is missing), then those allowing the fields beyond
-/// hashicorp's schema ([`super::beyond`]).
+/// The rows of [`file`] (none when it is missing).
 pub fn load() -> Vec<Known> {
-    let text = fs::read_to_string(file()).unwrap_or_default();
-    let mut rows = parse(&text);
-    rows.extend(super::beyond::rows());
-    rows
+    parse(&fs::read_to_string(file()).unwrap_or_default())
 }
 
 /// The rows of a `known.tsv` text (comments and blank lines left out).

@@ -14,7 +14,7 @@ use super::{
 };
 use crate::hcl::{LiveDir, unique_name};
 use crate::objects::{Target, described, kubectl_delete_quietly, kubectl_get, target_of, targets_of};
-use crate::{Cluster, corpus};
+use crate::{Cluster, corpus, stand_in};
 
 /// The recordings: the folders of `fixtures/hashicorp-3.2.1/corpus/` (one corpus type each)
 /// and of `moves/` (one file of `acceptance/corpus-moves/` each), in name order.
@@ -211,7 +211,7 @@ pub fn stamp(cluster: &Cluster, work: &LiveDir, stamped: &[Target], estate: &str
 /// resource of choudoufu/live: `body` with every resource renamed `<name>_live` and given
 /// `provider = live`, and the references between them renamed too.
 fn moved_to_live(cluster: &Cluster, estate: &str, body: &str, state: &Value) -> LiveDir {
-    let work = LiveDir::beside_hashicorp(estate, cluster.kubeconfig());
+    let work = stand_in::beside_hashicorp(estate, cluster.kubeconfig());
     let mut body = body.to_string();
     let mut moves = String::new();
     for resource in state["resources"].as_array().expect("resources") {

@@ -24,8 +24,8 @@ use super::{
     timeout_of, validate_timeout, wait_attributes, waited, waits,
 };
 use crate::context::Context;
-use crate::kinds::readiness;
 use crate::objects::{self, Pace, Readiness, Target, WaitError};
+use crate::readiness;
 
 const TYPE_NAME: &str = "kubernetes_job_run";
 

@@ -1,6 +1,6 @@
 //! The workloads the restart and scale actions act on (`kind`, `name`, `namespace`): where each
 //! lives in the API, when its rollout is done (the same checks as the typed resources'
-//! `wait_for_rollout`, [`crate::kinds::readiness`]) and how its progress reads:
+//! `wait_for_rollout`, [`crate::readiness`]) and how its progress reads:
 //! `web: 2 of 3 updated, 1 available`.
 
 use kube::api::ApiResource;
@@ -10,8 +10,8 @@ use serde_json::Value as Json;
 
 use super::{invalid, namespace_of, text};
 use crate::context::Context;
-use crate::kinds::readiness;
 use crate::objects::{Readiness, Target};
+use crate::readiness;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkloadKind {

@@ -19,8 +19,8 @@ use super::{ReadError, diags, first, get};
 use crate::catalog::Entry;
 use crate::context::Context;
 use crate::facts;
-use crate::kinds::spec_convert;
-use crate::resource::api_resource;
+use crate::fields;
+use crate::kind::api_resource;
 use kube_estate::ESTATE_LABEL;
 
 /// The data sources for which a missing object is an error. Every other one answers with its
@@ -50,7 +50,7 @@ fn is_secret(entry: &Entry) -> bool {
 
 /// The schema block of a catalog data source: its field table and `id`.
 pub(super) fn block(entry: &Entry) -> Block {
-    let mut block = spec_convert::block(entry.fields(), entry.info.description);
+    let mut block = fields::block(entry.fields(), entry.info.description);
     let doc = "The object's id: `<namespace>/<name>`, or the name of a cluster-scoped object.";
     block.attributes.push(if entry.id_optional {
         Attribute::optional_computed("id", Type::String, doc)
@@ -157,7 +157,7 @@ impl DataSource for ByName {
             }
             Err(e) => return Err(diags(e)),
         };
-        let mut state = spec_convert::read_full(self.entry.fields(), &live);
+        let mut state = fields::read_full(self.entry.fields(), &live);
         if facts::is_sdk_v2(self.name) {
             facts::read_absent_as(self.name, &mut state);
             facts::read_empty_absent(self.name, &mut state);
@@ -203,7 +203,7 @@ mod tests {
             "type": "Opaque",
             "data": {"user": "YWRtaW4=", "blob": "AAEC"}
         });
-        let mut state = spec_convert::read_full(secret.fields(), &live);
+        let mut state = fields::read_full(secret.fields(), &live);
         filter_metadata(state.get_mut("metadata").unwrap());
         let config = Value::object([("binary_data", Value::string_map([("blob", "")]))]);
         split_binary(&mut state, &config);
@@ -230,7 +230,7 @@ mod tests {
             "spec": {"type": "ClusterIP", "sessionAffinity": "None", "clusterIP": "10.0.0.1",
                      "ports": [{"port": 80, "targetPort": 8080, "protocol": "TCP"}]}
         });
-        let state = spec_convert::read_full(service.fields(), &live);
+        let state = fields::read_full(service.fields(), &live);
         let spec = &state.get("spec").elements()[0];
         assert_eq!(spec.get("session_affinity"), &Value::string("None"));
         assert_eq!(

@@ -13,8 +13,8 @@ use super::by_name::{block, filter_metadata};
 use super::{diags, first, list};
 use crate::catalog::Entry;
 use crate::context::Context;
-use crate::kinds::spec_convert;
-use crate::resource::api_resource;
+use crate::fields;
+use crate::kind::api_resource;
 
 /// Whether a data-source catalog entry is a list kind (`NodeList`) read with one request.
 pub fn is_listed(entry: &Entry) -> bool {
@@ -65,7 +65,7 @@ impl DataSource for Nodes {
         let items = list(&conn.client, &resource, None, &params)
             .await
             .map_err(diags)?;
-        let mut state = spec_convert::read_full(self.entry.fields(), &json!({ "items": items }));
+        let mut state = fields::read_full(self.entry.fields(), &json!({ "items": items }));
         if let Some(Value::List(nodes)) = state.get_mut("nodes") {
             for node in nodes {
                 if let Some(metadata) = node.get_mut("metadata") {
@@ -106,7 +106,7 @@ mod tests {
             "spec": {"podCIDR": "10.0.0.0/24", "taints": [{"key": "k", "effect": "NoSchedule"}]},
             "status": {"capacity": {"cpu": "4"}, "nodeInfo": {"kubeletVersion": "v1.36.0"}}
         }]});
-        let state = spec_convert::read_full(entry.fields(), &live);
+        let state = fields::read_full(entry.fields(), &live);
         let node = &state.get("nodes").elements()[0];
         assert_eq!(
             node.get("metadata").elements()[0].get("name"),

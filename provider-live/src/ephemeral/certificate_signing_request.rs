@@ -23,13 +23,13 @@ use plugin_runtime::{
 use serde_json::{Map, Value as Json, json};
 
 use super::required_block;
+use crate::behaviour::special::signing;
 use crate::context::Context;
-use crate::kinds::special::signing;
+use crate::kind::api_resource;
 use crate::kinds::token_request::expiration_too_short;
 use crate::lifecycle::diag;
 use crate::objects::{self, FIELD_MANAGER, Pace, Readiness, Target, WaitError};
 use crate::plan;
-use crate::resource::api_resource;
 
 /// How long a signer may take to issue the certificate.
 const SIGNING_TIMEOUT: Duration = Duration::from_secs(300);

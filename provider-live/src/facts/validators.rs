@@ -11,7 +11,7 @@ use plugin_runtime::rules::Validator;
 use regex::Regex;
 use serde_json::Value as Json;
 
-use crate::kinds::spec_quantity;
+use crate::fields::quantity;
 
 /// A validator of the facts, or why the fact cannot be read.
 pub fn parse(text: &str) -> Result<Arc<dyn Validator>, String> {
@@ -350,7 +350,7 @@ fn entry_problem(check: Check, key: &str, value: &str) -> Option<String> {
         Check::AnnotationMap => {
             qualified_name(&key.to_lowercase()).map(|why| format!("has the key {key:?}, which {why}"))
         }
-        Check::QuantityMap => (!spec_quantity::is_valid(value))
+        Check::QuantityMap => (!quantity::is_valid(value))
             .then(|| format!("has {value:?} for {key:?}, which is not a Kubernetes quantity")),
         Check::Base64Map => base64::engine::general_purpose::STANDARD
             .decode(value)
@@ -398,7 +398,7 @@ fn text_problem(check: Check, s: &str) -> Option<String> {
         // The second half is Kubernetes' own wording (`resource.ParseQuantity`), which
         // hashicorp's message carries and its tests look for.
         Check::Quantity => fails(
-            spec_quantity::is_valid(s),
+            quantity::is_valid(s),
             "is not a Kubernetes quantity: quantities must match the regular expression \
              '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         ),

@@ -6,10 +6,10 @@ use std::sync::OnceLock;
 use plugin_runtime::{AttributePath, Block, Diagnostic, Diagnostics, Value};
 use serde_json::{Map, Value as Json};
 
-use super::spec_convert;
-use super::spec_wait;
 use crate::catalog::Entry;
+use crate::fields;
 use crate::kind::{Behaviour, Kind, KindInfo};
+use crate::readiness::wait;
 use crate::timeouts;
 
 /// A catalog type with the behaviour of its kind.
@@ -38,7 +38,7 @@ impl Kind for CatalogKind {
     fn block(&self) -> Block {
         self.block
             .get_or_init(|| {
-                let block = spec_convert::block(self.entry.fields(), self.entry.info.description);
+                let block = fields::block(self.entry.fields(), self.entry.info.description);
                 if self.entry.timeouts.is_empty() {
                     block
                 } else {
@@ -49,7 +49,7 @@ impl Kind for CatalogKind {
     }
 
     fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
-        let mut object = spec_convert::write(self.entry.fields(), value, &AttributePath::default())?;
+        let mut object = fields::write(self.entry.fields(), value, &AttributePath::default())?;
         self.behaviour.complete(&mut object);
         Ok(object)
     }
@@ -57,9 +57,9 @@ impl Kind for CatalogKind {
     fn from_object(&self, object: &Json, prior: &Value) -> Value {
         let view = self.behaviour.read_view(object, prior);
         let (object, read_prior) = view.as_ref().map_or((object, prior), |(o, p)| (o, p));
-        let mut value = spec_convert::read(self.entry.fields(), object, read_prior);
+        let mut value = fields::read(self.entry.fields(), object, read_prior);
         if !self.entry.timeouts.is_empty() {
-            value.set("timeouts", spec_wait::read_timeouts(prior));
+            value.set("timeouts", wait::read_timeouts(prior));
         }
         value
     }
@@ -112,7 +112,7 @@ mod tests {
 
     use super::*;
     use crate::catalog;
-    use crate::kinds::spec_convert::test_support::*;
+    use crate::fields::test_support::*;
 
     fn kind(type_name: &str) -> CatalogKind {
         let entry = catalog::entry(type_name).unwrap_or_else(|| panic!("{type_name}"));

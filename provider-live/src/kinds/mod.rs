@@ -1,23 +1,17 @@
-//! The typed kinds served by this provider, one module per Kubernetes kind.
+//! The typed kinds served by this provider: what particular kinds do beyond their fields.
 //!
-//! Most kinds are data: the kind catalog ([`crate::catalog`]) gives their field tables, and
-//! [`crate::behaviour`] what their Kubernetes kind does beyond that (waits, immutable fields,
-//! slow deletes, from `catalog/behaviour.tsv`), with the code of a few kinds in [`special`]
-//! (a Pod's phases, a signing request's approval). The few whose values need their
-//! own rules (Secret and ConfigMap data, a Namespace's deletion, a ServiceAccount's tokens)
-//! have a module each. [`resources`] serves them all as typed resources.
+//! Most kinds are data, served by [`generic`]: the kind catalog ([`crate::catalog`]) gives their
+//! field tables, which [`crate::fields`] converts, and [`crate::behaviour`] what their
+//! Kubernetes kind does beyond that (waits, immutable fields, slow deletes, and the code of a
+//! few kinds). The few whose values need their own rules (Secret and ConfigMap data, a
+//! Namespace's deletion, a ServiceAccount's tokens, a token request) have a module each.
+//! [`resources`] serves them all as typed resources.
 
 mod config_map;
-pub(crate) mod diagnosis;
 mod generic;
 mod namespace;
-pub(crate) mod readiness;
 mod secret;
 pub(crate) mod service_account;
-pub(crate) mod spec_convert;
-pub(crate) mod spec_quantity;
-pub(crate) mod spec_wait;
-pub(crate) mod special;
 pub(crate) mod token_request;
 
 use std::sync::Arc;

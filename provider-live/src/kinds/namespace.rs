@@ -6,9 +6,8 @@ use std::time::Duration;
 use plugin_runtime::{Attribute, Block, Diagnostic, Diagnostics, Type, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape};
+use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape, api_resource};
 use crate::objects::{self, Target};
-use crate::resource::api_resource;
 use crate::timeouts;
 
 const DESCRIPTION: &str = "Kubernetes supports multiple virtual clusters backed by the same physical cluster. \

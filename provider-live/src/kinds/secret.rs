@@ -27,10 +27,10 @@ use serde_json::{Map, Value as Json};
 use super::read_string_map;
 use crate::context::Context;
 use crate::discovery::Resolved;
-use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape};
+use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape, api_resource};
 use crate::list::Listable;
 use crate::objects::{self, Target};
-use crate::resource::{TypedResource, api_resource};
+use crate::resource::TypedResource;
 use crate::timeouts;
 
 static INFO: KindInfo = KindInfo {

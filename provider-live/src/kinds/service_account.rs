@@ -11,9 +11,8 @@ use std::time::Duration;
 use plugin_runtime::{Attribute, Block, Diagnostic, Diagnostics, NestedBlock, Nesting, Type, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape};
+use crate::kind::{Behaviour, Kind, KindInfo, MetadataShape, api_resource};
 use crate::objects::{self, Target};
-use crate::resource::api_resource;
 use crate::timeouts;
 
 static INFO: KindInfo = KindInfo {

@@ -26,10 +26,10 @@ use serde_json::{Map, Value as Json, json};
 
 use super::service_account;
 use crate::context::Context;
+use crate::kind::api_resource;
 use crate::lifecycle::diag;
 use crate::objects::{self, Target};
 use crate::plan;
-use crate::resource::api_resource;
 
 const TYPE_NAME: &str = "kubernetes_token_request_v1";
 

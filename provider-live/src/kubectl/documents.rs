@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use super::fingerprint::sha256_hex;
 use plugin_runtime::{AttributePath, DataSource, Diagnostic, Diagnostics, Value};
-use sha2::{Digest, Sha256};
 
 use super::template::TemplateError;
 use super::yaml::{YamlError, parse_manifest, self_link, split_documents, to_yaml};
@@ -81,7 +81,7 @@ enum DocumentsError {
         index: usize,
         source: YamlError,
     },
-    #[error("{second} names {link}, as {first} does")]
+    #[error("duplicate manifest found with id: {link}")]
     Duplicate {
         link: String,
         first: String,
@@ -90,6 +90,8 @@ enum DocumentsError {
     },
     #[error("kubectl_kustomize_documents is not supported by this provider")]
     Kustomize,
+    #[error("no kustomization in {target}: {reason}")]
+    NoKustomization { target: String, reason: String },
 }
 
 impl From<DocumentsError> for Diagnostic {
@@ -112,11 +114,22 @@ impl From<DocumentsError> for Diagnostic {
             DocumentsError::Split { ref origin, .. } | DocumentsError::Manifest { ref origin, .. } => {
                 ("Invalid YAML document", message, origin.attribute)
             }
-            DocumentsError::Duplicate { attribute, .. } => (
-                "Duplicate manifest",
-                format!("{message}: `manifests` is keyed by that path, so each object may appear once."),
+            // The kubectl providers' words as the summary, which the engine never wraps.
+            DocumentsError::Duplicate {
                 attribute,
-            ),
+                ref first,
+                ref second,
+                ..
+            } => {
+                return Diagnostic::error(
+                    message,
+                    format!(
+                        "{second} names it, as {first} does: `manifests` is keyed by that path, so each \
+                         object may appear once."
+                    ),
+                )
+                .at(AttributePath::root(attribute));
+            }
             DocumentsError::Kustomize => (
                 "kubectl_kustomize_documents is not supported",
                 "Building a kustomization takes kustomize itself (its generators, transformers, patches and \
@@ -126,6 +139,11 @@ impl From<DocumentsError> for Diagnostic {
                  with data \"kubectl_file_documents\" { content = file(\"rendered.yaml\") }; or write each \
                  object as a kubernetes_manifest."
                     .to_string(),
+                "target",
+            ),
+            DocumentsError::NoKustomization { .. } => (
+                "No kustomization at target",
+                format!("{message}. target names a folder holding kustomization.yaml."),
                 "target",
             ),
         };
@@ -186,10 +204,6 @@ impl Collected {
     fn manifests_value(&self) -> Value {
         Value::string_map(self.manifests.iter().map(|(k, v)| (k.as_str(), v.as_str())))
     }
-}
-
-fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The string of attribute `name` (empty when null).

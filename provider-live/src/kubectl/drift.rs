@@ -9,8 +9,8 @@ use sha2::{Digest, Sha256};
 
 use super::yaml;
 
-/// Paths never compared: what the server and controllers write.
-const CONTROL_FIELDS: [&str; 10] = [
+/// Paths never compared (nor fingerprinted): what the server and controllers write.
+pub(super) const CONTROL_FIELDS: [&str; 10] = [
     "status",
     "metadata.finalizers",
     "metadata.initializers",

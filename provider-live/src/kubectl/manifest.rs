@@ -22,6 +22,7 @@ use serde_json::{Map, Value as Json};
 
 use super::body::{self, Body};
 use super::drift::{self, Settings, Show};
+use super::fingerprint;
 use super::manifest_schema::{self, FIELD_MANAGER};
 use super::waits::{self, WaitFor};
 use super::yaml;
@@ -30,6 +31,7 @@ use crate::discovery::DiscoveryError;
 use crate::guard::{self, Check};
 use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::objects::{self, Manager, Pace, Readiness, Target};
+use crate::ownership::{self, Ownership};
 use crate::{locate, metadata, timeouts};
 
 const TYPE_NAME: &str = "kubectl_manifest";
@@ -112,21 +114,28 @@ fn drift_of(value: &Value, desired: &Json, live: &Json) -> String {
 }
 
 /// The manifest the server would make of `body` (drift engine `server`): a dry run of the
-/// apply; the manifest itself when the dry run fails.
-async fn server_view(client: &kube::Client, target: &Target, body: &Json, value: &Value) -> Json {
+/// apply, with the label the apply sends (without it, the server would plan the label's removal);
+/// the manifest itself when the dry run fails.
+async fn server_view(
+    client: &kube::Client,
+    target: &Target,
+    body: &Json,
+    value: &Value,
+    estate: &str,
+) -> Json {
     let manager = Manager {
         name: manager_of(value),
         force: true,
     };
-    objects::apply_dry_run(client, target, &labelled(body, None), &manager, None)
+    objects::apply_dry_run(client, target, &labelled(body, estate), &manager, None)
         .await
         .unwrap_or_else(|_| body.clone())
 }
 
-/// `manifest` with the estate label (`estate`), or as it is.
-fn labelled(manifest: &Json, estate: Option<&str>) -> Json {
+/// `manifest` with the estate label.
+fn labelled(manifest: &Json, estate: &str) -> Json {
     let mut body = manifest.clone();
-    if let (Some(estate), Some(meta)) = (estate, body.get_mut("metadata").and_then(Json::as_object_mut)) {
+    if let Some(meta) = body.get_mut("metadata").and_then(Json::as_object_mut) {
         let labels = meta.entry("labels").or_insert_with(|| Json::Object(Map::new()));
         if let Some(labels) = labels.as_object_mut() {
             labels.insert(ESTATE_LABEL.into(), Json::from(estate));
@@ -135,8 +144,56 @@ fn labelled(manifest: &Json, estate: Option<&str>) -> Json {
     body
 }
 
-/// `state` with what the live object says: its path, uid, estate and drift.
-fn observed(mut state: Value, live: &Json, drift: String, applied: bool) -> Value {
+/// The fingerprints of the kubectl providers' older schemas: a write fills those the plan left
+/// unknown, a refresh takes the live one anew, and either fills those a state lacks.
+const FINGERPRINTS: [&str; 2] = ["yaml_incluster", "live_manifest_incluster"];
+
+/// What the writes of field manager `manager` set on `live`, as far as the fields it owns tell
+/// (identity included, the estate label not): the manifest the fingerprints of a refresh or an
+/// import are taken over, so that an imported object's match those its write left. `None` when
+/// that manager never wrote it.
+fn written_by(live: &Json, manager: &str) -> Option<Json> {
+    let owned = Ownership::of(live, manager).into_ours()?;
+    let mut written = ownership::project(live, &owned);
+    let object = written.as_object_mut()?;
+    for key in ["apiVersion", "kind"] {
+        object.insert(key.into(), live[key].clone());
+    }
+    let meta = object
+        .entry("metadata")
+        .or_insert_with(|| Json::Object(Map::new()))
+        .as_object_mut()?;
+    for key in ["name", "namespace"] {
+        if let Some(value) = live["metadata"].get(key) {
+            meta.insert(key.into(), value.clone());
+        }
+    }
+    if let Some(labels) = meta.get_mut("labels").and_then(Json::as_object_mut) {
+        labels.remove(ESTATE_LABEL);
+        if labels.is_empty() {
+            meta.remove("labels");
+        }
+    }
+    Some(written)
+}
+
+/// `state` with what the live object says: its path, uid, estate, drift and fingerprints of
+/// `manifest`'s fields.
+fn observed(mut state: Value, manifest: &Json, live: &Json, drift: String, applied: bool) -> Value {
+    // Taken over what the writes left (the same after a write, a refresh or an import), or
+    // over the manifest when its manager never wrote the object (a state moved in).
+    let written = written_by(live, manager_of(&state));
+    let print = fingerprint::of(
+        written.as_ref().unwrap_or(manifest),
+        live,
+        &strings(&state, "ignore_fields"),
+    );
+    for name in FINGERPRINTS {
+        let missing = state.get(name).is_null() || state.get(name).is_unknown();
+        if missing || (!applied && name == "live_manifest_incluster") {
+            state.set(name, Value::string(&print));
+        }
+    }
     let uid = live
         .pointer("/metadata/uid")
         .and_then(Json::as_str)
@@ -186,12 +243,13 @@ impl KubectlManifest {
             target: &target,
             check: &check,
             seen: &req.planned_private,
-            body: &labelled(&body.manifest, Some(conn.estate.as_str())),
+            body: &labelled(&body.manifest, conn.estate.as_str()),
             manager,
             unchanged: false,
             timeout,
             fields: None,
             webhook_retries: self.ctx.apply_retry_count(),
+            drop_undeclared: !flag(planned, "server_side_apply", false),
         };
         let applied = lifecycle::guarded_apply(&self.ctx, &conn.client, write, diagnostics).await?;
         let wait_for = WaitFor::of(planned).map_err(diag)?;
@@ -213,11 +271,20 @@ impl KubectlManifest {
             }
         }
         let desired = match planned.get("drift_engine").as_str() {
-            Some("server") => server_view(&conn.client, &target, &body.manifest, planned).await,
+            Some("server") => {
+                server_view(
+                    &conn.client,
+                    &target,
+                    &body.manifest,
+                    planned,
+                    conn.estate.as_str(),
+                )
+                .await
+            }
             _ => body.manifest.clone(),
         };
         let drift = drift_of(planned, &desired, &live);
-        let state = observed(planned.clone(), &live, drift, true);
+        let state = observed(planned.clone(), &body.manifest, &live, drift, true);
         Ok((state, guard::fingerprint(Some(&applied), manager_name, b"")))
     }
 
@@ -299,7 +366,7 @@ impl KubectlManifest {
         if let Ok(Some(body)) = Body::of(&state) {
             self.describe(&mut state, &body);
         }
-        observed(state, live, String::new(), true)
+        observed(state, &manifest, live, String::new(), true)
     }
 
     /// Sets what `body` says of the object: its parsed, masked text and its identity.
@@ -342,11 +409,15 @@ async fn wait(
         Ok(found) => Ok(found.unwrap_or(last)),
         Err(e) => {
             let mut diagnostic = Diagnostic::from(e);
-            // The kubectl providers' words first: their users' checks look for them.
-            diagnostic.detail = format!("{}. {}", diagnostic.summary, diagnostic.detail);
+            // The kubectl providers' words first (gavinbunney's and alekc v3's summary, alekc
+            // v2's "Wait returned an error"): their users' checks look for them.
+            diagnostic.detail = format!(
+                "Wait returned an error: {}. {}",
+                diagnostic.summary, diagnostic.detail
+            );
             diagnostic.summary = format!("failed to wait for resource {}", target.object_ref());
             let kind = last["kind"].as_str().unwrap_or_default();
-            if let Some(pods) = crate::kinds::diagnosis::explain(client, kind, &last).await {
+            if let Some(pods) = crate::readiness::diagnosis::explain(client, kind, &last).await {
                 diagnostic.detail = format!("{} Pods: {pods}.", diagnostic.detail);
             }
             Err(diagnostic)
@@ -448,6 +519,8 @@ impl Resource for KubectlManifest {
                     "uid",
                     "live_uid",
                     "drift",
+                    "yaml_incluster",
+                    "live_manifest_incluster",
                 ],
             );
             response.planned_state = planned;
@@ -463,7 +536,7 @@ impl Resource for KubectlManifest {
             if same_text && !prior.get("yaml_body_parsed").is_null() {
                 planned.set("yaml_body_parsed", prior.get("yaml_body_parsed").clone());
             }
-            let differs: Vec<&str> = ["api_version", "kind", "name", "namespace", "yaml_body"]
+            let differs: Vec<&str> = ["api_version", "kind", "name", "namespace"]
                 .into_iter()
                 .chain(DRIFT_INPUTS)
                 .filter(|a| planned.get(a) != prior.get(a))
@@ -487,10 +560,12 @@ impl Resource for KubectlManifest {
             }
             if !replace.is_empty() {
                 unknown(&mut planned, &["id", "uid", "live_uid", "drift"]);
+                unknown(&mut planned, &FINGERPRINTS);
             } else {
                 let drifted = prior.get("drift").as_str() != Some("");
                 if drifted || DRIFT_INPUTS.iter().any(|a| changed(a)) {
                     unknown(&mut planned, &["drift"]);
+                    unknown(&mut planned, &FINGERPRINTS);
                 }
                 if prior.get("live_uid") != prior.get("uid") {
                     unknown(&mut planned, &["uid", "live_uid"]);
@@ -503,6 +578,7 @@ impl Resource for KubectlManifest {
             }
         } else {
             unknown(&mut planned, &["id", "uid", "live_uid", "drift"]);
+            unknown(&mut planned, &FINGERPRINTS);
         }
         let (Some(conn), Some(estate)) = (conn, estate) else {
             response.planned_private = lifecycle::offline_private(&req.prior_private, prior.is_none());
@@ -562,11 +638,20 @@ impl Resource for KubectlManifest {
         };
         let server = req.current_state.get("drift_engine").as_str() == Some("server");
         let desired = match server {
-            true => server_view(&conn.client, &target, &body.manifest, &req.current_state).await,
+            true => {
+                let estate = conn.estate.as_str();
+                server_view(&conn.client, &target, &body.manifest, &req.current_state, estate).await
+            }
             false => body.manifest.clone(),
         };
         lifecycle::refresh(&self.ctx, conn, Some(&target), refresh, req, |live, prior| {
-            observed(prior.clone(), live, drift_of(prior, &desired, live), false)
+            observed(
+                prior.clone(),
+                &body.manifest,
+                live,
+                drift_of(prior, &desired, live),
+                false,
+            )
         })
         .await
     }

@@ -1,6 +1,6 @@
 //! `kubectl_manifest`'s schema: the kubectl providers' attributes (alekc/kubectl v3's, schema
 //! version 2, whose states of versions 0 and 1, gavinbunney's and alekc v2's, read as their
-//! own: the two fingerprints those kept are dropped), plus this provider's `estate`.
+//! own), with the two fingerprints those kept, plus this provider's `estate`.
 
 use plugin_runtime::{Attribute, Block, NestedBlock, Nesting, Schema, Type, Value};
 
@@ -85,6 +85,14 @@ pub fn schema() -> Schema {
         )
         .with_default(Value::string("client")),
     )
+    .attribute(text(
+        "yaml_incluster",
+        "The fingerprint (sha256) of the manifest's fields as the last write left them in the cluster, as gavinbunney's provider keeps it.",
+    ).sensitive())
+    .attribute(text(
+        "live_manifest_incluster",
+        "The same fingerprint at the last refresh: it differs from `yaml_incluster` when the object drifted.",
+    ).sensitive())
     .attribute(text("uid", "The object's uid at the last apply."))
     .attribute(text("live_uid", "The object's uid at the last refresh (another uid: it was replaced; the next apply writes it again)."))
     .attribute(text("api_version", "The manifest's apiVersion."))

@@ -12,8 +12,8 @@ use plugin_runtime::{
     ImportResponse, PlanRequest, PlanResponse, ReadDataRequest, ReadDataResponse, ReadRequest, ReadResponse,
     Resource, Schema, Type, Value,
 };
-use sha2::{Digest, Sha256};
 
+use super::fingerprint::sha256_hex;
 use crate::context::Context;
 use crate::lifecycle::diag;
 
@@ -65,10 +65,7 @@ async fn read_version(ctx: &Context, mut base: Value) -> Result<Value, Diagnosti
             ))
         })?;
     let [version, major, minor, patch] = cut(&info.git_version, &info.major, &info.minor);
-    let id: String = Sha256::digest(&info.git_version)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let id = sha256_hex(&info.git_version);
     for (name, value) in [
         ("id", id),
         ("version", version),

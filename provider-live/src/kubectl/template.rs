@@ -1,6 +1,6 @@
 //! HCL native templates, as `kubectl_path_documents` renders each file before splitting it (the
 //! language of Terraform's `templatefile`): `${expr}`, `%{ if }`/`%{ else }`/`%{ endif }`,
-//! `%{ for x in xs }`, `~` strip markers (which take all adjacent whitespace, newlines included),
+//! `%{ for x in xs }`, `~` strip markers (which trim the adjacent line of literal text),
 //! and the escapes `$${` and `%%{`. Every variable is a string; the functions are Terraform
 //! 0.12's. hcl-rs parses; the evaluation is ours, because HCL converts values as cty does (`"3"`
 //! is a number where one is needed) and hcl-rs's evaluator does not, and because its messages
@@ -164,14 +164,7 @@ fn render_elements(
                 } else {
                     strips(&elements[i + 1]).0
                 };
-                let mut text = text.as_str();
-                if strip_start {
-                    text = text.trim_start();
-                }
-                if strip_end {
-                    text = text.trim_end();
-                }
-                out.push_str(text);
+                out.push_str(&stripped(text, strip_start, strip_end));
             }
             Element::Interpolation(interpolation) => {
                 let sequence = || format!("${{{}}}", interpolation.expr);
@@ -223,6 +216,21 @@ fn render_elements(
         }
     }
     Ok(())
+}
+
+/// A literal with its strip markers applied. HCL scans a template's literal text line by line
+/// (each line keeps its newline), and a marker trims only the adjacent line: `~}` the first,
+/// `{~` the last. So `~}` followed by a newline eats that newline and keeps the next line's
+/// indentation, and `{~` after an indented line eats the indentation but not the line break.
+fn stripped(text: &str, strip_start: bool, strip_end: bool) -> String {
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    if strip_start && let Some(first) = lines.first_mut() {
+        *first = first.trim_start();
+    }
+    if strip_end && let Some(last) = lines.last_mut() {
+        *last = last.trim_end();
+    }
+    lines.concat()
 }
 
 /// What an interpolation writes: strings, numbers and booleans.

@@ -154,7 +154,7 @@ pub fn check(rollout: bool, wait_for: Option<&WaitFor>) -> impl Fn(&Json) -> Rea
 /// its progress deadline fails with the controller's reason); an `apiregistration.k8s.io/v1`
 /// APIService once `Available` is `True`; other kinds at once.
 fn rolled_out(live: &Json) -> Readiness {
-    if let Some(check) = live["kind"].as_str().and_then(crate::kinds::readiness::rollout) {
+    if let Some(check) = live["kind"].as_str().and_then(crate::readiness::rollout) {
         return check(live);
     }
     if live["apiVersion"] == "apiregistration.k8s.io/v1" && live["kind"] == "APIService" {

@@ -138,7 +138,7 @@ impl Wait {
 /// rollout wait judges it; another kind once the controller saw the latest generation and every
 /// replica is updated and ready.
 fn rolled_out(live: &Json) -> bool {
-    if let Some(check) = live["kind"].as_str().and_then(crate::kinds::readiness::rollout) {
+    if let Some(check) = live["kind"].as_str().and_then(crate::readiness::rollout) {
         return matches!(check(live), crate::objects::Readiness::Ready);
     }
     let int = |p: &str| live.pointer(p).and_then(Json::as_i64);

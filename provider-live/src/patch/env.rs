@@ -10,7 +10,7 @@ use serde_json::{Map, Value as Json};
 
 use super::{MetaShape, PatchInfo, PatchKind, TargetKind, insert_at, json_at, pod_template};
 use crate::catalog;
-use crate::kinds::spec_convert::{self, Field, Presence, Shape};
+use crate::fields::{self, Field, Presence, Shape};
 
 static INFO: PatchInfo = PatchInfo {
     type_name: "kubernetes_env",
@@ -99,7 +99,7 @@ impl PatchKind for Env {
     }
 
     fn block(&self) -> Block {
-        let mut block = spec_convert::block(env_field(), INFO.description);
+        let mut block = fields::block(env_field(), INFO.description);
         let mut attributes = vec![
             Attribute::required("api_version", Type::String, "The apiVersion of the workload."),
             Attribute::required(
@@ -165,7 +165,7 @@ impl PatchKind for Env {
         let Some((path, name)) = containers_path(value) else {
             return Ok(Map::new());
         };
-        let mut item = spec_convert::write(env_field(), value, &AttributePath::default())?;
+        let mut item = fields::write(env_field(), value, &AttributePath::default())?;
         item.insert("name".into(), Json::from(name));
         let mut out = Map::new();
         insert_at(&mut out, &path, Json::Array(vec![Json::Object(item)]));
@@ -181,7 +181,7 @@ impl PatchKind for Env {
                 .cloned()
         });
         let item = item.unwrap_or_else(|| Json::Object(Map::new()));
-        spec_convert::read(env_field(), &item, prior)
+        fields::read(env_field(), &item, prior)
     }
 
     fn check(&self, live: &Json, value: &Value) -> Result<(), Diagnostic> {

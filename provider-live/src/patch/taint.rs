@@ -13,7 +13,7 @@ use plugin_runtime::{AttributePath, Block, Diagnostic, Diagnostics, Value};
 use serde_json::{Map, Value as Json};
 
 use super::{FixedKind, MetaShape, PatchInfo, PatchKind, TargetKind, insert_at, json_at};
-use crate::kinds::spec_convert::{self, Field, Presence, Scalar, Shape};
+use crate::fields::{self, Field, Presence, Scalar, Shape};
 
 static INFO: PatchInfo = PatchInfo {
     type_name: "kubernetes_node_taint",
@@ -81,7 +81,7 @@ impl PatchKind for NodeTaint {
     }
 
     fn block(&self) -> Block {
-        spec_convert::block(&TAINT, INFO.description)
+        fields::block(&TAINT, INFO.description)
     }
 
     fn validate(&self, config: &Value) -> Diagnostics {
@@ -104,11 +104,11 @@ impl PatchKind for NodeTaint {
     }
 
     fn intent(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
-        spec_convert::write(&TAINT, value, &AttributePath::default())
+        fields::write(&TAINT, value, &AttributePath::default())
     }
 
     fn read(&self, view: &Json, _live: &Json, prior: &Value) -> Value {
-        spec_convert::read(&TAINT, view, prior)
+        fields::read(&TAINT, view, prior)
     }
 
     fn keep_others(&self, body: &mut Map<String, Json>, live: &Json, claimed: &[&Value]) {

@@ -75,11 +75,11 @@ async fn file_documents_refuse_duplicates_and_bad_documents_at_content() {
     .await
     .expect_err("a duplicate");
     assert_eq!(at(&d), "content");
-    assert!(
-        d.detail.contains("/api/v1/configmaps/a") && d.detail.contains("document 1"),
-        "{}",
-        d.detail
+    assert_eq!(
+        d.summary,
+        "duplicate manifest found with id: /api/v1/configmaps/a"
     );
+    assert!(d.detail.contains("document 1"), "{}", d.detail);
     for (bad, expected) in [
         ("kind: A\n---\n- x\n", "document 2"),
         ("kind: A\n---\nmetadata: {}\n", "Object 'Kind' is missing"),
@@ -262,9 +262,26 @@ async fn filename_list_matches_sorted_with_basenames() {
 }
 
 #[tokio::test]
-async fn kustomize_refuses_and_says_what_to_do_instead() {
-    let config = Value::object([("target", Value::string("./overlays/prod"))]);
-    let d = read(&kustomize::KustomizeDocuments, config)
+async fn kustomize_checks_its_settings_and_target_then_refuses_saying_what_to_do_instead() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let target = dir.path().display().to_string();
+    let config = |target: &str| Value::object([("target", Value::string(target))]);
+    let missing = read(
+        &kustomize::KustomizeDocuments,
+        config(&format!("{target}/nowhere")),
+    )
+    .await
+    .expect_err("no folder");
+    assert_eq!(at(&missing), "target");
+    assert_eq!(missing.summary, "No kustomization at target");
+    assert!(missing.detail.contains("no such file"), "{}", missing.detail);
+    let empty = read(&kustomize::KustomizeDocuments, config(&target))
+        .await
+        .expect_err("no kustomization");
+    assert!(empty.detail.contains("not found"), "{}", empty.detail);
+
+    std::fs::write(dir.path().join("kustomization.yaml"), "resources: []\n").expect("written");
+    let d = read(&kustomize::KustomizeDocuments, config(&target))
         .await
         .expect_err("refuses");
     assert_eq!(at(&d), "target");
@@ -273,4 +290,13 @@ async fn kustomize_refuses_and_says_what_to_do_instead() {
         "{}",
         d.detail
     );
+
+    let bad = Value::object([
+        ("target", Value::string(&target)),
+        ("load_restrictor", Value::string("bogus")),
+    ]);
+    let invalid = kustomize::KustomizeDocuments.validate(&bad).0;
+    assert_eq!(invalid.iter().map(at).collect::<Vec<_>>(), ["load_restrictor"]);
+    let ok = Value::object([("load_restrictor", Value::string("none"))]);
+    assert!(kustomize::KustomizeDocuments.validate(&ok).is_empty());
 }

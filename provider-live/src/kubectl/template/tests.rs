@@ -55,12 +55,22 @@ fn every_variable_is_a_string_that_converts_where_needed() {
 }
 
 #[test]
-fn directives_with_strip_markers_take_all_adjacent_whitespace() {
+fn strip_markers_trim_the_adjacent_line_of_literal_text() {
     let text = "items:\n%{ for i, x in split(\",\", list) ~}\n  - ${i}-${x}\n%{ endfor ~}\nend\n";
-    assert_eq!(ok(text, &[("list", "a,b")]), "items:\n- 0-a\n- 1-b\nend\n");
+    assert_eq!(ok(text, &[("list", "a,b")]), "items:\n  - 0-a\n  - 1-b\nend\n");
     let text = "items:\n%{ for x in split(\",\", list) }\n  - ${x}\n%{~ endfor }\nend";
     assert_eq!(ok(text, &[("list", "a,b")]), "items:\n\n  - a\n  - b\nend");
-    assert_eq!(ok("a  ${~ x ~}  \n\n b", &[("x", "X")]), "aXb");
+    assert_eq!(ok("a  ${~ x ~}  \n\n b", &[("x", "X")]), "aX\n b");
+    // `{~` at the start of a line takes the line break before it; indented, only the indentation.
+    assert_eq!(ok("a  \n%{~ if true }b%{ endif }", &[]), "ab");
+    assert_eq!(ok("a\n  %{~ if true }b%{ endif }", &[]), "a\nb");
+    // kubectl's own example: a conditional label inside a loop keeps its indentation.
+    let text = "%{ for n in split(\",\", ns) }\n---\nmetadata:\n  labels:\n    name: ${n}\n%{ if on == \"true\" ~}\n    extra: yes\n%{ endif ~}\n%{ endfor }\n";
+    let rendered = ok(text, &[("ns", "a"), ("on", "true")]);
+    assert_eq!(
+        rendered,
+        "\n---\nmetadata:\n  labels:\n    name: a\n    extra: yes\n\n"
+    );
     assert_eq!(
         ok("%{ for k, v in {b = 2, a = 1} }${k}=${v};%{ endfor }", &[]),
         "a=1;b=2;"

@@ -4,7 +4,12 @@
 //! terms, with the counts against the desired count (`1 of 2 replicas ready; desired 2,
 //! updated 2, ready 1, available 1`); a state that will not change by waiting (a Deployment past its progress
 //! deadline, a failed Job) is a failure with the controller's reason. The pods' side of it is
-//! in [`super::diagnosis`].
+//! in [`diagnosis`]; the poll that waits for an applied object, bounded by its `timeouts`, is
+//! [`wait`]. Kept apart from the kinds: a catalog row's wait, a kind's own code, the manifest
+//! resources and the actions all judge readiness the same way.
+
+pub mod diagnosis;
+pub mod wait;
 
 use serde_json::Value as Json;
 

@@ -10,9 +10,9 @@ use std::time::Duration;
 use plugin_runtime::{Diagnostic, Value};
 use serde_json::{Map, Value as Json};
 
-use super::readiness::{self, Readiness};
-use super::spec_wait::{self, gone};
 use crate::kind::KindInfo;
+use crate::readiness::wait::{self, gone};
+use crate::readiness::{self, Readiness};
 use crate::timeouts;
 
 /// A kind with behaviour of its own, beside its rows of the behaviour table.
@@ -187,7 +187,7 @@ async fn pod_phase(client: &kube::Client, pod: &Json, planned: &Value) -> Result
     let timeout = timeouts::of(planned, "create", POD_TIMEOUT);
     let info = pod_info();
     let what = format!("reach phase {}", wanted.join(" or "));
-    spec_wait::poll(client, info, pod, timeout, &what, move |live| {
+    wait::poll(client, info, pod, timeout, &what, move |live| {
         readiness::pod_phase(live, &wanted)
     })
     .await?
@@ -212,12 +212,12 @@ async fn approve_and_sign(
     let info = &crate::catalog::entry("kubernetes_certificate_signing_request_v1")
         .expect("the catalog has certificate signing requests")
         .info;
-    let target = crate::objects::Target::of(crate::resource::api_resource(info), request);
+    let target = crate::objects::Target::of(crate::kind::api_resource(info), request);
     let approved = crate::objects::approve(client, &target, request, "Approved by Terraform (auto_approve)")
         .await
         .map_err(Diagnostic::from)?;
     let timeout = timeouts::of(planned, "create", POD_TIMEOUT);
-    spec_wait::poll(client, info, &approved, timeout, "be signed", signing)
+    wait::poll(client, info, &approved, timeout, "be signed", signing)
         .await?
         .map(Some)
         .ok_or_else(|| gone(info, &approved))

@@ -1,6 +1,8 @@
 //! Field tables: one declaration per Kubernetes field drives a kind's schema, the object sent
 //! to the API and the value read back from it. The tables come from the kind catalog
-//! ([`crate::catalog`]); this module knows how each shape converts.
+//! ([`crate::catalog`]); this module knows how each shape converts, and [`quantity`] how
+//! resource quantities compare. It knows no kind: the kinds, data sources, patches and facts
+//! all convert through it.
 //!
 //! A [`Field`] names the Terraform attribute (snake_case, as hashicorp/kubernetes spells it)
 //! and the Kubernetes JSON field (camelCase, dotted when hashicorp flattened a level), says how
@@ -25,9 +27,8 @@
 use plugin_runtime::{Attribute, Block, NestedBlock, Nesting, Type};
 use serde_json::Value as Json;
 
-use super::spec_quantity;
-
 mod field_path;
+pub mod quantity;
 mod read;
 mod write;
 
@@ -195,12 +196,12 @@ fn attribute(field: &Field) -> Attribute {
         Presence::OptionalComputed => Attribute::optional_computed(field.name, ty, field.doc),
         Presence::Computed => Attribute::computed(field.name, ty, field.doc),
     };
-    // A quantity means what it weighs: `1Gi` is `1024Mi` ([`spec_quantity::SameQuantity`]).
+    // A quantity means what it weighs: `1Gi` is `1024Mi` ([`quantity::SameQuantity`]).
     if matches!(
         field.shape,
         Shape::One(Scalar::Quantity) | Shape::Map(Scalar::Quantity)
     ) {
-        attribute.rules.equivalence = Some(std::sync::Arc::new(spec_quantity::SameQuantity));
+        attribute.rules.equivalence = Some(std::sync::Arc::new(quantity::SameQuantity));
     }
     match (field.attribute, field.shape, field.object_fields()) {
         (true, shape, Some(sub)) if field.presence != Presence::Computed => {
@@ -411,7 +412,7 @@ pub mod test_support {
     /// Equal, or (quantities) equal in meaning: what the plan of a legacy-SDK resource keeps.
     fn same_value(shape: Shape, a: &Value, b: &Value) -> bool {
         let same_quantity = |x: &Value, y: &Value| match (x.as_str(), y.as_str()) {
-            (Some(x), Some(y)) => spec_quantity::same(x, y),
+            (Some(x), Some(y)) => quantity::same(x, y),
             _ => x == y,
         };
         match (shape, a, b) {

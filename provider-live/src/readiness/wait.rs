@@ -1,7 +1,7 @@
 //! Waiting for an object to become ready after an apply: the `wait_for_*` flags that exist
 //! only in Terraform, and the poll of an applied object ([`crate::objects::poll`]) bounded by
 //! the `timeouts` block ([`crate::timeouts`]). A wait that fails or times out says why: what
-//! the object still lacks ([`super::readiness`]) and what its pods say ([`super::diagnosis`]).
+//! the object still lacks ([`crate::readiness`]) and what its pods say ([`super::diagnosis`]).
 
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -10,10 +10,8 @@ use plugin_runtime::{Diagnostic, Value};
 use serde_json::Value as Json;
 
 use super::diagnosis;
-use crate::kind::KindInfo;
-pub use crate::objects::Readiness;
-use crate::objects::{self, Pace, Target, WaitError};
-use crate::resource::api_resource;
+use crate::kind::{KindInfo, api_resource};
+use crate::objects::{self, Pace, Readiness, Target, WaitError};
 
 /// Time between two reads of the object.
 const POLL_INTERVAL: Duration = Duration::from_secs(2);
@@ -82,7 +80,7 @@ pub async fn poll(
 
 /// The error of a wait whose object was deleted meanwhile.
 pub fn gone(info: &KindInfo, object: &Json) -> Diagnostic {
-    let target = crate::objects::Target::of(crate::resource::api_resource(info), object);
+    let target = crate::objects::Target::of(api_resource(info), object);
     kube_estate::ApiError::NotFound {
         object: target.object_ref(),
     }

@@ -210,9 +210,7 @@ pub(super) fn write_scalar(scalar: Scalar, value: &Value) -> Result<Json, BadVal
                     Ok(n) => serde_json::json!({"number": n}),
                     Err(_) => serde_json::json!({"name": text}),
                 }),
-                Scalar::Quantity if !spec_quantity::is_valid(text) => {
-                    Err(BadValue::NotQuantity(text.to_string()))
-                }
+                Scalar::Quantity if !quantity::is_valid(text) => Err(BadValue::NotQuantity(text.to_string())),
                 Scalar::FileMode => i64::from_str_radix(text.trim(), 8)
                     .map(Json::from)
                     .map_err(|_| BadValue::NotFileMode(text.to_string())),
