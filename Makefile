@@ -100,9 +100,10 @@ clean:
 # $(RELEASE_DIR): zip, SHA256SUMS, .sig, manifest, and the public key signing-key.asc. This
 # machine's platform is `cargo build-all`'s build; the others are cross builds with zig
 # (scripts/build-platforms.sh, which installs zig and cargo-zigbuild, pinned, into .tools/ the
-# first time: `make setup` does not; docs/guides/platforms.md). `make release PLATFORMS=linux_amd64` releases one platform. The key: RELEASE_SIGNING_KEY=<secret key file> or
-# RELEASE_SIGNING_KEY_ARMOR=<the key> (with RELEASE_SIGNING_PASSPHRASE if it has one). Without
-# one, a throwaway key signs them, and they are for testing only.
+# first time: `make setup` does not; docs/guides/platforms.md). `make release
+# PLATFORMS=linux_amd64` releases one platform. The key: RELEASE_SIGNING_KEY=<secret key file>
+# or RELEASE_SIGNING_KEY_ARMOR=<the key> (with RELEASE_SIGNING_PASSPHRASE if it has one).
+# Without one, a throwaway key signs them, and they are for testing only.
 #
 # The tools run by binary name, not by package (`-p estate-tools`), for the reason
 # acceptance/src/build.rs gives: Cargo then resolves features over the whole workspace, as
