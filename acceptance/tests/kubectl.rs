@@ -480,6 +480,10 @@ fn a_wait_that_fails_names_what_is_missing_and_imports_take_kubectls_ids() {
         !out.success() && text.contains("data.a is \"no\", not \"yes\""),
         "wait failure:\n{out}"
     );
+    assert!(
+        text.contains("failed to wait for resource") && text.contains("Wait returned an error"),
+        "the kubectl providers' words:\n{out}"
+    );
     let imp = work.state_values("kubectl_manifest.imp");
     assert_eq!(
         imp["id"],
