@@ -292,7 +292,9 @@ const MAX_UNDECLARED: usize = 32;
 
 /// What a write without the fields its object's schema does not declare says of them.
 fn undeclared_warning(check: &Check<'_>, fields: &[Vec<String>]) -> Diagnostic {
-    let named: Vec<String> = fields.iter().map(|f| format!("\"{}\"", f.join("."))).collect();
+    // Sorted: the server names them in no fixed order.
+    let mut named: Vec<String> = fields.iter().map(|f| format!("\"{}\"", f.join("."))).collect();
+    named.sort();
     Diagnostic::warning(
         format!("{}: unknown fields left out", check.object),
         format!(
