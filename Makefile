@@ -105,7 +105,7 @@ clean:
 # or RELEASE_SIGNING_KEY_ARMOR=<the key> (with RELEASE_SIGNING_PASSPHRASE if it has one).
 # Without one, a throwaway key signs them, and they are for testing only.
 #
-# The tools run by binary name, not by package (`-p estate-tools`), for the reason
+# The tools run by binary name, not by package (`-p tools`), for the reason
 # acceptance/src/build.rs gives: Cargo then resolves features over the whole workspace, as
 # `make build` does, and reuses its compiled dependencies instead of building them a second time
 # with other features.

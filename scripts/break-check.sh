@@ -13,13 +13,13 @@ cd "$root"
 stages=("$@")
 [[ ${#stages[@]} -gt 0 ]] || stages=($(seq 1 13))
 
-cargo test --release --quiet -p acceptance --test stages --no-run || { echo "break-check: the stage suite does not build" >&2; exit 1; }
+cargo test --release --quiet -p acceptance --test suites --no-run || { echo "break-check: the acceptance suites do not build" >&2; exit 1; }
 
 started=$SECONDS
 failing=0
 for n in "${stages[@]}"; do
     log="$logs/stage-$n.log"
-    BREAK_STAGE=$n cargo test --release --quiet -p acceptance --test stages -- --nocapture >"$log" 2>&1
+    BREAK_STAGE=$n cargo test --release --quiet -p acceptance --test suites -- stages:: --nocapture >"$log" 2>&1
     code=$?
     earlier_failed="$(grep -E '^stage [0-9]+ .*: FAILED' "$log" | grep -vE "^stage $n " || true)"
     if [[ $code -ne 0 ]] && grep -qE "^stage $n .*: FAILED" "$log" && [[ -z "$earlier_failed" ]]; then

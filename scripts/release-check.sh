@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make release-check: the release's builds for other platforms, taken from its zips in
 # RELEASE_DIR (default dist/release, what `make release` wrote) and used where they can be:
-#   linux_arm64    run under qemu-user by the acceptance harness (acceptance/tests/platform_run.rs):
+#   linux_arm64    run under qemu-user by the acceptance harness (acceptance/tests/suites/platform_run.rs):
 #                  the handshake, GetProviderSchema of both providers, and a plan against the
 #                  test server through the engine
 #   windows_amd64  run under wine by the same harness: the handshake over TCP on 127.0.0.1,

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # `make test`'s last step: every test of the workspace (unit, protocol, and acceptance with the
 # real engine and the release providers from dist/mirror), then one summary line over all of them.
-# Arguments replace `--workspace` to run a part, e.g. `scripts/test.sh -p acceptance --test stages`.
+# Arguments replace `--workspace` to run a part, e.g. `scripts/test.sh -p acceptance --test stages`:
+# an acceptance suite is named as its module of acceptance/tests/suites/.
 #
 # Cargo runs test binaries one after the other; most of ours wait on the engine and an API
 # server, so this script builds them with cargo, then runs TEST_JOBS of them at a time (default
 # 3), each in its package's folder as cargo would, and prints each one's output whole when it
-# ends.
-# Integration tests named in TEST_ALONE run first, each with no other binary beside it. On a real
-# cluster (`KUBECONFIG` set, as in `make test-real`) that is `corpus` unless said otherwise: the
-# suites share the cluster, and the corpus's admission webhooks and APIService, which no server
-# backs, hold up the other suites' namespace deletions while they exist.
+# ends. The acceptance suites are one binary (one link), run as one process per suite (its
+# module), so each suite's time shows; the slowest start first (their times from the last run,
+# kept in target/test-times.tsv, else SLOW_FIRST below).
+# Integration tests or suites named in TEST_ALONE run first, each with nothing beside it. On a
+# real cluster (`KUBECONFIG` set, as in `make test-real`) that is `corpus` unless said otherwise:
+# the suites share the cluster, and the corpus's admission webhooks and APIService, which no
+# server backs, hold up the other suites' namespace deletions while they exist.
 set -euo pipefail
 if [[ -z "${TEST_ALONE+set}" && -n "${KUBECONFIG:-}" ]]; then
     export TEST_ALONE=corpus
@@ -23,8 +26,38 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # The acceptance tests find the engine and kubectl in .tools/bin (make setup).
-selection=("$@")
+# `--test NAME` of a suite becomes `--test suites` and that suite.
+selection=()
+suites=()
+while [[ $# -gt 0 ]]; do
+    if [[ "$1" == --test && -f "acceptance/tests/suites/${2:-}.rs" ]]; then
+        suites+=("$2")
+        [[ " ${selection[*]} " == *" --test suites "* ]] || selection+=(--test suites)
+        shift 2
+    else
+        selection+=("$1")
+        shift
+    fi
+done
 [[ ${#selection[@]} -gt 0 ]] || selection=(--workspace)
+export SUITES="${suites[*]}"
+# Suites started first on a fresh checkout, slowest first (a run's own times replace this).
+export SLOW_FIRST="corpus stages flaky_api patch_resources kubectl live_resources workload minimal
+    compaction hashicorp_corpus_states waits manifest_wait live_behaviour neighbours"
+# One record per lane: the test server and a real cluster take different times.
+times="${CARGO_TARGET_DIR:-$root/target}/test-times${KUBECONFIG:+-real}.tsv"
+export TIMES="$times"
+
+# The engine and kubectl are Go programs run thousands of times, a second or two each; on the
+# corpus's plans garbage collection is a third of the engine's CPU. Collecting at 400 % heap
+# growth instead of 100 % cut the suites' CPU by 7-11 % (corpus 81 -> 72 s, live_resources 45 ->
+# 41 s), for memory the machine has.
+export GOGC="${GOGC:-400}"
+
+# The release binaries the tests run, built once for all the test processes
+# (acceptance::build); `make test` has built them already, so this is quick.
+cargo build-all --quiet
+export RELEASE_BINARIES_BUILT=1
 
 # --release: the tests reuse `make build`'s release dependencies and binaries (one compilation).
 # The JSON lines name each test executable and its package; diagnostics still go to the terminal.
@@ -36,11 +69,25 @@ if [[ "$status" -ne 0 ]]; then
     exit "$status"
 fi
 python3 - "$work/build.json" >"$work/binaries" <<'PY'
-import json, os, sys
+import json, os, subprocess, sys
 
-# label, package folder, executable, alone: the binaries to run alone first, then the other
-# acceptance tests, as they take longest.
+# label, package folder, executable, its arguments, alone, record key (separated by 0x1f: a tab
+# is whitespace to `read`, which would merge the empty fields): the binaries (or suites) to run alone
+# first, then the acceptance tests, slowest first, then the rest.
 alone = set(os.environ.get("TEST_ALONE", "").split())
+chosen = set(os.environ.get("SUITES", "").split())
+slow = os.environ["SLOW_FIRST"].split()
+took = {}
+if os.path.exists(os.environ["TIMES"]):
+    for line in open(os.environ["TIMES"]):
+        key, _, seconds = line.rstrip("\n").rpartition("\t")
+        took[key] = float(seconds)
+
+def expected(key, name):
+    if key in took:
+        return took[key]
+    return len(slow) - slow.index(name) if name in slow else 0
+
 rows = []
 for line in open(sys.argv[1]):
     msg = json.loads(line)
@@ -49,38 +96,59 @@ for line in open(sys.argv[1]):
     if not msg.get("executable"):
         continue
     target = msg["target"]
-    src = os.path.relpath(target["src_path"], os.path.dirname(msg["manifest_path"]))
-    kind = "unittests " if target["kind"] != ["test"] else ""
-    label = f"{kind}{src} ({os.path.basename(msg['executable'])})"
-    solo = target["kind"] == ["test"] and target["name"] in alone
-    rows.append(((not solo, target["kind"] != ["test"]), label, os.path.dirname(msg["manifest_path"]), msg["executable"], solo))
-for _, label, folder, exe, solo in sorted(rows, key=lambda r: r[0]):
-    print(f"{label}\t{folder}\t{exe}\t{'alone' if solo else ''}")
+    folder = os.path.dirname(msg["manifest_path"])
+    src = os.path.relpath(target["src_path"], folder)
+    exe = msg["executable"]
+    test = target["kind"] == ["test"]
+    kind = "" if test else "unittests "
+    units = [(f"{kind}{src}", target["name"], "")]
+    if test and os.path.basename(src) == "main.rs" and target["name"] == "suites":
+        listed = subprocess.run([exe, "--list", "--format", "terse"], cwd=folder, check=True,
+                                capture_output=True, text=True).stdout
+        modules = {}
+        for entry in listed.splitlines():
+            name = entry.rpartition(": ")[0]
+            if name:
+                modules.setdefault(name.split("::")[0], []).append(name)
+        units = [(f"{os.path.dirname(src)}/{m}.rs", m, "--exact " + " ".join(names))
+                 for m, names in sorted(modules.items()) if not chosen or m in chosen]
+    for label, name, args in units:
+        key = f"{os.path.relpath(folder)}/{label}"
+        solo = test and name in alone
+        order = (not solo, not test, -expected(key, name))
+        rows.append((order, f"{label} ({os.path.basename(exe)})", folder, exe, args, solo, key))
+for _, label, folder, exe, args, solo, key in sorted(rows, key=lambda r: r[0]):
+    print("\x1f".join([label, folder, exe, args, 'alone' if solo else '', key]))
 PY
 
 # Runs binary number $1 into its own log; the exit code goes beside it. Its wall and CPU time
 # (with every process it waited for: the engine, kubectl, in-process test servers) end the log,
 # so a run shows where the test time and the machine's CPU go.
+# Its wall seconds go to $i.took for target/test-times.tsv.
 run_one() {
-    local i="$1" label="$2" folder="$3" exe="$4" rc=0
+    local i="$1" label="$2" folder="$3" exe="$4" args="$5" rc=0 began=$SECONDS
     local TIMEFORMAT="     Took %1R s, CPU %1U s user + %1S s system"
     {
         echo "     Running $label"
-        time { (cd "$folder" && "$exe") </dev/null 2>&1 || rc=$?; }
+        # shellcheck disable=SC2086 # the arguments are test names, split on purpose
+        time { (cd "$folder" && "$exe" $args) </dev/null 2>&1 || rc=$?; }
     } >"$work/$i.log" 2>&1
+    echo "$((SECONDS - began))" >"$work/$i.took"
     echo "$rc" >"$work/$i.rc"
 }
 
 i=0
 running=0
-while IFS=$'\t' read -r label folder exe alone; do
+keys=()
+while IFS=$'\x1f' read -r label folder exe args alone key; do
     limit="$jobs"
     [[ -z "$alone" ]] || limit=1
     while [[ "$running" -ge "$limit" ]]; do
         wait -n || true
         running=$((running - 1))
     done
-    run_one "$i" "$label" "$folder" "$exe" &
+    keys[i]="$key"
+    run_one "$i" "$label" "$folder" "$exe" "$args" &
     running=$((running + 1))
     i=$((i + 1))
     if [[ -n "$alone" ]]; then
@@ -98,6 +166,12 @@ for ((i = 0; i < count; i++)); do
     [[ "$(cat "$work/$i.rc")" -eq 0 ]] || status=1
 done
 wait
+
+# This run's times, for the next run's order (kept for what did not run this time).
+{
+    for ((i = 0; i < count; i++)); do printf '%s\t%s\n' "${keys[i]}" "$(cat "$work/$i.took")"; done
+    [[ -f "$times" ]] && cat "$times"
+} | awk -F'\t' '!seen[$1]++' | sort >"$work/times" && mv "$work/times" "$times" || true
 
 # Doc-tests, unless the selection names single targets (cargo cannot mix those with --doc).
 if [[ ! " ${selection[*]} " =~ \ --(test|lib|bin|example|bench|tests|bins)\  ]]; then
@@ -124,7 +198,7 @@ if [[ "$status" -ne 0 && "$failed" -eq 0 ]]; then
     echo "a test binary failed without a test failing (exit $status): see the output above"
 fi
 # Tests named `wait_…` are about waits (a rollout, a Job, a claim, a load balancer, a failing one
-# saying why: acceptance/tests/waits.rs, workload.rs): the summary counts them apart.
+# saying why: acceptance/tests/suites/waits.rs, workload.rs): the summary counts them apart.
 waits="$(grep -cE '^test ([A-Za-z0-9_]+::)*wait_[A-Za-z0-9_]* \.\.\. ok$' "$log" || true)"
 echo "summary: $passed passed ($waits of them waits), $failed failed, $ignored skipped"
 # Which engine ran (printed once by each test process that ran one), and why tests or their
@@ -134,7 +208,7 @@ grep -E '^skipped( part)?: ' "$log" | sed 's/^/  /' || true
 # provider-live/tests/conformance.rs prints its per-type table of hashicorp's facts checked
 # (above, in its binary's output) and these totals.
 grep -E '^conformance (total:|skipped) ' "$log" || true
-# The minimal corpus (acceptance/tests/minimal.rs) prints a line per resource type:
+# The minimal corpus (acceptance/tests/suites/minimal.rs) prints a line per resource type:
 # "minimal: <type>: config applied, defaults checked N, import verified", and one per data source
 # ("minimal data: <type>: ...").
 if grep -q '^minimal: ' "$log"; then
@@ -143,6 +217,6 @@ if grep -q '^minimal: ' "$log"; then
              END {printf "conformance: %d types with a minimal config, %d defaults checked, %d imports verified", types, defaults, imports}'
     echo ", $(grep -c '^minimal data: ' "$log" || true) data sources read a missing object"
 fi
-# acceptance/tests/differential.rs: its counts beside hashicorp's binary, or why it was skipped.
+# acceptance/tests/suites/differential.rs: its counts beside hashicorp's binary, or why it was skipped.
 grep -E '^differential: ([0-9]+ configurations run|skipped)' "$log" || true
 exit "$status"

@@ -120,10 +120,10 @@ pub fn write_modules_of(
 /// once signed, and a refresh that finds none keeps the state, so deleting it behind the engine's
 /// back plans nothing.
 pub fn state_outlives_object(type_name: &str) -> bool {
-    provider_live::catalog::entries()
+    provider_live::entries()
         .iter()
         .find(|e| e.info.type_name == type_name || e.info.aliases.contains(&type_name))
-        .is_some_and(|e| provider_live::behaviour::of(&e.info).local_once_ready())
+        .is_some_and(|e| provider_live::behaviour_of(&e.info).local_once_ready())
 }
 
 /// One corpus file as a module of the corpus configuration.

@@ -96,7 +96,7 @@ pub fn object_key(object: &Value) -> (Option<String>, String, String) {
 /// The kubectl resource (`deployments`), API group, scope and kind (`Deployment`) of a typed
 /// resource of `type_name`.
 fn kind_of_type(type_name: &str) -> (&'static str, &'static str, bool, &'static str) {
-    let entry = provider_live::catalog::entries()
+    let entry = provider_live::entries()
         .iter()
         .find(|e| e.info.type_name == type_name || e.info.aliases.contains(&type_name));
     match entry {

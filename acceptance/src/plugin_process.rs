@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use hyper_util::rt::TokioIo;
-use plugin_runtime::handshake::{MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
 use plugin_runtime::tls::{self, Identity};
+use plugin_runtime::{MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
 use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, BufReader};
 use tokio::process::{Child, Command};

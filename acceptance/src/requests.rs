@@ -6,7 +6,7 @@
 //! (`make test-real` runs two suites at a time) and by its own control plane, so a measurement
 //! keeps all of them out: series of control-plane clients (`system_client` set) are left out,
 //! and while one test measures, no other test runs kubectl or the engine against that cluster.
-//! Every command takes [`shared`], a measurement [`exclusive`]: within the process through a
+//! Every command takes `shared`, a measurement `exclusive`: within the process through a
 //! lock, across processes through lock files named after `KUBECONFIG` (no `KUBECONFIG`: each
 //! test has a test server of its own, and the process lock is enough).
 

@@ -11,7 +11,7 @@
 //!
 //! A bearer token written `<token>~<unix seconds>` expires then, as a short-lived credential
 //! does: the proxy refuses it with 401 once that second has passed, and forwards it as
-//! `<token>` before ([`expiring`]), so a test's exec plugin or token file can hand out
+//! `<token>` before (`expiring`), so a test's exec plugin or token file can hand out
 //! credentials that expire, in front of any server.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -260,7 +260,7 @@ impl FaultProxy {
     /// A kubeconfig for the proxy, with the upstream's token.
     pub fn write_kubeconfig(&self, path: &Path) {
         let users = [("admin".to_string(), self.shared.upstream.token.clone())];
-        let text = kube_test_server::kubeconfig::render(
+        let text = kube_test_server::render_kubeconfig(
             &format!("https://{}", self.addr),
             &self.ca_pem,
             &users,

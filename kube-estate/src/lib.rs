@@ -5,21 +5,21 @@
 
 #![warn(missing_docs)]
 
-pub mod api_error;
+mod api_error;
 mod authorized;
-pub mod configured;
-pub mod connect_error;
-pub mod connection;
+mod configured;
+mod connect_error;
+mod connection;
 mod credential;
-pub mod estate;
-pub mod https;
+mod estate;
+mod https;
 mod kubeconfig;
-pub mod object_ref;
+mod object_ref;
 pub mod retry;
 mod retry_after;
 mod settings;
-pub mod stop;
-pub mod typed_patch;
+mod stop;
+mod typed_patch;
 
 pub use api_error::{ApiError, FieldConflict};
 pub use configured::{Configured, Deferred};
@@ -27,6 +27,8 @@ pub use connect_error::ConnectError;
 pub use connection::{Connection, connect, provider_block, validate};
 pub use credential::CredentialError;
 pub use estate::{ESTATE_LABEL, Estate, EstateError};
+/// A `kube::Client` builder over this crate's TLS stack, for clients made outside a connection.
+pub use https::{GenericService, TlsSetupError, client_builder};
 pub use object_ref::ObjectRef;
 pub use retry::{Failure, Repeat, with_retry, with_retry_unprocessed};
 pub use settings::EnvError;

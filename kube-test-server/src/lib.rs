@@ -25,10 +25,10 @@
 // Foundations.
 mod auth;
 mod cel;
-pub mod client;
+mod client;
 mod discovery;
 mod index;
-pub mod kubeconfig;
+mod kubeconfig;
 mod meta;
 mod names;
 mod protobuf;
@@ -90,6 +90,10 @@ mod server;
 #[cfg(test)]
 mod layering;
 
+/// A minimal HTTPS client of the server, for tests and the benchmark.
+pub use client::{Client, ClientError, ClientResponse};
+/// A kubeconfig pointing at a server, with a context per user.
+pub use kubeconfig::render as render_kubeconfig;
 pub use schema::references;
 pub use server::{Options, ServerError, TestServer};
 pub use state::Controllers;

@@ -9,7 +9,7 @@ use crate::store::Store;
 use crate::telemetry::Telemetry;
 use crate::tls::CaMaterial;
 
-/// Which of a cluster's moving parts run beside the API ([`crate::simulation`]).
+/// Which of a cluster's moving parts run beside the API (the `simulation` module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Controllers {
     /// The controller manager's workload, storage, service and signing controllers, and nodes

@@ -208,7 +208,7 @@ fn validate_hpa(spec: &Value) -> Vec<FieldError> {
         }
     }
     // kube-apiserver 1.36 refuses a target without an apiVersion (recorded by
-    // acceptance/tests/minimal.rs on the real lane: an HPA leaving it out).
+    // acceptance/tests/suites/minimal.rs on the real lane: an HPA leaving it out).
     if str_at(spec, "/scaleTargetRef/apiVersion").is_empty() {
         errs.push(FieldError::invalid(
             "spec.scaleTargetRef.apiVersion",

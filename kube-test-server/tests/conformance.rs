@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use kube_test_server::client::{Client, ClientResponse};
+use kube_test_server::{Client, ClientResponse};
 use kube_test_server::{Controllers, Options, TestServer};
 use serde_json::{Map, Value, json};
 

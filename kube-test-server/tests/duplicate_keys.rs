@@ -3,7 +3,7 @@
 //! an update and a merge patch store both entries, the field manager owns such an item whole,
 //! and an apply that sets the key once (by a manager owning it) leaves one entry.
 
-use kube_test_server::client::{Client, ClientResponse};
+use kube_test_server::{Client, ClientResponse};
 use kube_test_server::{Options, TestServer};
 use serde_json::{Value, json};
 

@@ -148,7 +148,7 @@ pub trait Resource: Send + Sync + 'static {
         None
     }
 
-    /// The identity schema, for resources that have one ([`crate::identity`]).
+    /// The identity schema, for resources that have one ([`crate::IdentitySchema`]).
     fn identity_schema(&self) -> Option<IdentitySchema> {
         None
     }

@@ -12,12 +12,12 @@
 //! estate (by the `tofu-estate` label, as the resources' guard decides) unless the
 //! configuration says `any_estate = true`, and their writes carry the uid and resourceVersion
 //! of the object they checked. Waits report progress lines, end at `timeout`, and end at once
-//! on Ctrl-C (the engine's StopProvider, [`crate::stop`]).
+//! on Ctrl-C (the engine's StopProvider, [`kube_estate::Stop`]).
 
 mod job_run;
 mod rollout_restart;
 mod scale;
-mod wait;
+mod wait_action;
 mod workload;
 
 use std::sync::Arc;
@@ -36,7 +36,7 @@ use crate::timeouts::Timeout;
 pub use job_run::JobRun;
 pub use rollout_restart::RolloutRestart;
 pub use scale::Scale;
-pub use wait::Wait;
+pub use wait_action::Wait;
 
 /// Every action type, sharing the provider's context.
 pub fn all(ctx: &Arc<Context>) -> Vec<Arc<dyn Action>> {
@@ -60,7 +60,7 @@ pub enum ActionError {
     #[error("{object} not found")]
     NotFound { object: ObjectRef, action: &'static str },
     #[error(transparent)]
-    Refused(Box<Refusal>),
+    Refused(Box<OwnershipRefusal>),
     #[error(transparent)]
     Api(Box<ApiError>),
     /// A wait ended without the object being as awaited; `done` says what the action had done
@@ -75,10 +75,11 @@ pub enum ActionError {
     Other(Diagnostic),
 }
 
-/// An object a mutating action may not touch: another estate's (`owner`), or one of none.
+/// An object a mutating action may not touch because of who owns it: another estate (`owner`),
+/// or none.
 #[derive(Debug, thiserror::Error)]
 #[error("{object} belongs to {}", match owner { Some(o) => format!("estate \"{o}\""), None => "no estate".to_string() })]
-pub struct Refusal {
+pub struct OwnershipRefusal {
     object: ObjectRef,
     owner: Option<String>,
     estate: String,
@@ -122,7 +123,7 @@ impl From<ActionError> for Diagnostic {
                 format!("{action} found no {object} in the cluster: check its kind, name and namespace."),
             ),
             ActionError::Refused(refusal) => {
-                let Refusal {
+                let OwnershipRefusal {
                     object,
                     owner,
                     estate,
@@ -190,7 +191,7 @@ fn ensure_ours(
         Decision::Refuse(owner) => Some(owner),
         Decision::Unlabelled => None,
     };
-    Err(ActionError::Refused(Box::new(Refusal {
+    Err(ActionError::Refused(Box::new(OwnershipRefusal {
         object: object.clone(),
         owner,
         estate: estate.to_string(),

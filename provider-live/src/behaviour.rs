@@ -203,9 +203,10 @@ impl Behaviour for Kinded {
             "update"
         };
         let timeout = timeouts::of(planned, operation, wait.timeout);
-        let found = readiness::wait::poll(client, self.info, object, timeout, wait.what, wait.check).await?;
+        let found =
+            readiness::ready_wait::poll(client, self.info, object, timeout, wait.what, wait.check).await?;
         match found {
-            None if !wait.done_if_gone => Err(readiness::wait::gone(self.info, object)),
+            None if !wait.done_if_gone => Err(readiness::ready_wait::gone(self.info, object)),
             found => Ok(found),
         }
     }

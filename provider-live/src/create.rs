@@ -7,7 +7,8 @@
 //! estate's objects with that token: exactly one found is adopted (extras, which only a create
 //! that landed after the lookup can leave, are deleted), none found means the create is sent
 //! again. When even the lookup fails, the apply fails saying so and the resource is saved as
-//! tainted with the token in its private state ([`Pending`]): the next refresh looks it up the
+//! tainted with the token in its private state
+//! ([`crate::private_state::PrivateState::PendingCreate`]): the next refresh looks it up the
 //! same way ([`resolve`]), and the next apply replaces what it found.
 
 use kube::Client;
@@ -88,7 +89,8 @@ impl From<CreateError> for Diagnostic {
     }
 }
 
-/// A create whose outcome is not known yet, as the private state of the tainted resource.
+/// A create whose outcome is not known yet, as the private state of the tainted resource. Its
+/// JSON (in this field order) is in saved states: see [`crate::private_state`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pending {
     pub api_version: String,
@@ -98,21 +100,7 @@ pub struct Pending {
     pub token: String,
 }
 
-/// What private state of a pending create starts with (no fingerprint does: see `seen`).
-const PENDING_PREFIX: &[u8] = b"pending-create:";
-
 impl Pending {
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = PENDING_PREFIX.to_vec();
-        serde_json::to_writer(&mut out, self).expect("JSON always serializes");
-        out
-    }
-
-    /// `None` for any private state that is not a pending create.
-    pub fn decode(private: &[u8]) -> Option<Pending> {
-        serde_json::from_slice(private.strip_prefix(PENDING_PREFIX)?).ok()
-    }
-
     fn target(&self) -> Target {
         let (group, version) = self
             .api_version
@@ -295,22 +283,6 @@ pub fn unknowns_to_null(value: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_pending_create_round_trips_through_private_state_and_is_no_fingerprint() {
-        let pending = Pending {
-            api_version: "v1".into(),
-            kind: "ConfigMap".into(),
-            plural: "configmaps".into(),
-            namespace: Some("shop".into()),
-            token: new_token(),
-        };
-        let bytes = pending.encode();
-        assert_eq!(Pending::decode(&bytes), Some(pending));
-        assert!(crate::seen::Seen::decode(&bytes).is_none());
-        assert_eq!(Pending::decode(crate::seen::ABSENT), None);
-        assert_eq!(Pending::decode(b""), None);
-    }
 
     #[test]
     fn tokens_are_label_values_and_differ() {

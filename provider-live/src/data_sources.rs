@@ -48,7 +48,7 @@ pub fn all(ctx: &Arc<Context>) -> Vec<Arc<dyn DataSource>> {
 
 /// Why a data source read nothing.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub enum DataSourceReadError {
     /// The object asked for by name does not exist.
     #[error("{object} not found")]
     Missing { source_type: String, object: ObjectRef },
@@ -66,22 +66,22 @@ pub enum ReadError {
     Discovery(Box<DiscoveryError>),
 }
 
-impl From<ApiError> for ReadError {
-    fn from(e: ApiError) -> ReadError {
-        ReadError::Api(Box::new(e))
+impl From<ApiError> for DataSourceReadError {
+    fn from(e: ApiError) -> DataSourceReadError {
+        DataSourceReadError::Api(Box::new(e))
     }
 }
 
-impl From<DiscoveryError> for ReadError {
-    fn from(e: DiscoveryError) -> ReadError {
-        ReadError::Discovery(Box::new(e))
+impl From<DiscoveryError> for DataSourceReadError {
+    fn from(e: DiscoveryError) -> DataSourceReadError {
+        DataSourceReadError::Discovery(Box::new(e))
     }
 }
 
-impl From<ReadError> for Diagnostic {
-    fn from(e: ReadError) -> Diagnostic {
+impl From<DataSourceReadError> for Diagnostic {
+    fn from(e: DataSourceReadError) -> Diagnostic {
         match e {
-            ReadError::Missing { source_type, object } => Diagnostic::error(
+            DataSourceReadError::Missing { source_type, object } => Diagnostic::error(
                 format!("{object} not found"),
                 format!(
                     "The data source {source_type} reads an existing object, and the Kubernetes \
@@ -90,12 +90,14 @@ impl From<ReadError> for Diagnostic {
                      name and namespace."
                 ),
             ),
-            ReadError::Required { ref path, why } => Diagnostic::error(e.to_string(), why).at(path.clone()),
-            ReadError::Invalid { ref path, .. } => {
+            DataSourceReadError::Required { ref path, why } => {
+                Diagnostic::error(e.to_string(), why).at(path.clone())
+            }
+            DataSourceReadError::Invalid { ref path, .. } => {
                 Diagnostic::error(format!("Invalid {path}"), e.to_string()).at(path.clone())
             }
-            ReadError::Api(e) => (*e).into(),
-            ReadError::Discovery(e) => (*e).into(),
+            DataSourceReadError::Api(e) => (*e).into(),
+            DataSourceReadError::Discovery(e) => (*e).into(),
         }
     }
 }
@@ -104,14 +106,14 @@ fn diags(e: impl Into<Diagnostic>) -> Diagnostics {
     Diagnostics::from(e.into())
 }
 
-/// One object by name (verb `get`); a missing one is [`ReadError::Missing`].
+/// One object by name (verb `get`); a missing one is [`DataSourceReadError::Missing`].
 async fn get(
     client: &kube::Client,
     source_type: &str,
     resource: &ApiResource,
     namespace: Option<&str>,
     name: &str,
-) -> Result<Json, ReadError> {
+) -> Result<Json, DataSourceReadError> {
     let target = crate::objects::Target {
         resource: resource.clone(),
         namespace: namespace.map(str::to_string),
@@ -119,7 +121,7 @@ async fn get(
     };
     crate::objects::get(client, &target)
         .await?
-        .ok_or_else(|| ReadError::Missing {
+        .ok_or_else(|| DataSourceReadError::Missing {
             source_type: source_type.to_string(),
             object: target.object_ref(),
         })
@@ -132,7 +134,7 @@ async fn list(
     resource: &ApiResource,
     namespace: Option<&str>,
     params: &ListParams,
-) -> Result<Vec<Json>, ReadError> {
+) -> Result<Vec<Json>, DataSourceReadError> {
     Ok(crate::objects::list_with(client, resource, namespace, params).await?)
 }
 

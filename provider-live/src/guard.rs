@@ -16,7 +16,8 @@ use sha2::{Digest, Sha256};
 
 use crate::metadata;
 use crate::ownership::{self, FieldSet, Ownership};
-use crate::seen::{ABSENT, Seen};
+use crate::private_state::PrivateState;
+use crate::seen::Seen;
 
 /// How many times a guarded call is sent before a moving object ends it. Controllers rewrite
 /// some objects' status several times a second while their Pods come and go (a
@@ -187,35 +188,39 @@ pub fn stamp_warning(object: &ObjectRef, estate: &str) -> Diagnostic {
 /// The fingerprint of `live` (`None`: absent), the private state one step (a refresh, a plan,
 /// an apply) hands the next: a digest of the object's uid, estate label and the values of the
 /// fields field manager `manager` owns now and those the step before recorded in `carried`
-/// (its fingerprint; empty: none). The field paths travel with the digest, so a field of ours
-/// that another actor rewrote (and so took over) still counts, and reverting its value makes
-/// the same plan valid again.
-pub fn fingerprint(live: Option<&Json>, manager: &str, carried: &[u8]) -> Vec<u8> {
+/// (its private state). The field paths travel with the digest, so a field of ours that
+/// another actor rewrote (and so took over) still counts, and reverting its value makes the
+/// same plan valid again.
+pub fn fingerprint(live: Option<&Json>, manager: &str, carried: &PrivateState) -> PrivateState {
     let Some(object) = live else {
-        return ABSENT.to_vec();
+        return PrivateState::Absent;
     };
     let mut fields = Ownership::of(object, manager).into_ours();
-    if let Some(Seen {
+    if let PrivateState::Seen(Seen {
         fields: Some(before), ..
-    }) = Seen::decode(carried)
+    }) = carried
     {
         let into = fields.get_or_insert_with(FieldSet::new);
-        ownership::merge(into, &before);
+        ownership::merge(into, before);
     }
     let fields = fields.map(|f| match sorted(&Json::Object(f)) {
         Json::Object(f) => f,
         _ => unreachable!("a sorted object is an object"),
     });
     let sha256 = digest(object, fields.as_ref());
-    Seen::new(fields, &sha256).encode()
+    PrivateState::Seen(Seen::new(fields, &sha256))
 }
 
-/// Whether `live` is still what the fingerprint `seen` recorded.
-fn unchanged(live: Option<&Json>, seen: &[u8]) -> bool {
-    match (live, Seen::decode(seen)) {
-        (None, _) => seen == ABSENT,
-        (Some(object), Some(seen)) => seen.matches(&digest(object, seen.fields.as_ref())),
-        (Some(_), None) => false,
+/// Whether `live` is still what `seen`, the private state an earlier step recorded, saw.
+fn unchanged(live: Option<&Json>, seen: &PrivateState) -> bool {
+    match seen {
+        // No step recorded a view: nothing to hold the object to. Nor did hashicorp's SDK, in a
+        // state it wrote that no refresh of ours has replaced.
+        PrivateState::Empty | PrivateState::SdkV2(_) => true,
+        PrivateState::Absent => live.is_none(),
+        PrivateState::Seen(seen) => live.is_some_and(|o| seen.matches(&digest(o, seen.fields.as_ref()))),
+        // A create whose outcome is unknown saw no object this one could be shown to be.
+        PrivateState::PendingCreate(_) => false,
     }
 }
 
@@ -288,13 +293,13 @@ pub struct Check<'a> {
 }
 
 impl Check<'_> {
-    /// May this resource write the object? `Ok(true)` means it adopts. `seen` is the
-    /// fingerprint an earlier step recorded (the refresh for a plan, the plan for an apply;
-    /// empty when there was none): a different object now means that step's view is stale.
+    /// May this resource write the object? `Ok(true)` means it adopts. `seen` is the private
+    /// state an earlier step recorded (the refresh for a plan, the plan for an apply): a
+    /// different object now means that step's view is stale.
     ///
     /// The engine plans again right before it applies, handing the refresh's fingerprint
     /// (stored as the state's private data), so a saved plan is checked there too.
-    pub fn decide(&self, live: Option<&Json>, seen: &[u8]) -> Result<bool, GuardError> {
+    pub fn decide(&self, live: Option<&Json>, seen: &PrivateState) -> Result<bool, GuardError> {
         let adopt = match decide(live, self.estate) {
             Decision::Create => false,
             Decision::Adopt => self.creating,
@@ -311,13 +316,7 @@ impl Check<'_> {
             Decision::Unlabelled => false,
         };
         self.same_object(live)?;
-        // hashicorp's SDK's private data (a state it wrote, not yet refreshed) saw nothing.
-        let seen = if plugin_runtime::upgrade::is_sdk_v2_private(seen) {
-            &[][..]
-        } else {
-            seen
-        };
-        if !seen.is_empty() && !unchanged(live, seen) {
+        if !unchanged(live, seen) {
             return Err(GuardError::Stale {
                 object: self.object.clone(),
             });
@@ -362,6 +361,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const NOTHING: &PrivateState = &PrivateState::Empty;
+
     fn labelled(estate: Option<&str>) -> Json {
         match estate {
             Some(e) => json!({"metadata": {"name": "a", "labels": {"tofu-estate": e}}, "data": {"k": "v"}}),
@@ -405,15 +406,15 @@ mod tests {
     fn create_adopts_ours_and_refuses_the_rest() {
         let o = object();
         let c = check(&o, true);
-        assert!(!c.decide(None, b"").unwrap());
-        assert!(c.decide(Some(&labelled(Some("app"))), b"").unwrap());
-        let foreign = c.decide(Some(&labelled(Some("network"))), b"").unwrap_err();
+        assert!(!c.decide(None, NOTHING).unwrap());
+        assert!(c.decide(Some(&labelled(Some("app"))), NOTHING).unwrap());
+        let foreign = c.decide(Some(&labelled(Some("network"))), NOTHING).unwrap_err();
         let d = Diagnostic::from(foreign);
         assert!(
             d.summary.contains("network") && d.summary.contains("shop/a"),
             "{d:?}"
         );
-        let unlabelled = Diagnostic::from(c.decide(Some(&labelled(None)), b"").unwrap_err());
+        let unlabelled = Diagnostic::from(c.decide(Some(&labelled(None)), NOTHING).unwrap_err());
         assert!(
             unlabelled
                 .detail
@@ -424,7 +425,7 @@ mod tests {
     #[test]
     fn update_stamps_an_imported_unlabelled_object() {
         let o = object();
-        assert!(!check(&o, false).decide(Some(&labelled(None)), b"").unwrap());
+        assert!(!check(&o, false).decide(Some(&labelled(None)), NOTHING).unwrap());
         assert!(
             check(&o, false)
                 .before_delete(Some(&labelled(Some("other"))))
@@ -438,22 +439,22 @@ mod tests {
         let a = json!({"kind": "ConfigMap", "metadata": {"name": "a", "resourceVersion": "1", "labels": {"x": "1"}}, "data": {"k": "v"}});
         let b = json!({"data": {"k": "v"}, "metadata": {"labels": {"x": "1"}, "resourceVersion": "9", "name": "a", "managedFields": []}, "status": {}});
         let c = json!({"metadata": {"name": "a", "labels": {"x": "2"}}, "data": {"k": "v"}});
-        let seen = fingerprint(Some(&a), "tofu-live", b"");
+        let seen = fingerprint(Some(&a), "tofu-live", NOTHING);
         assert!(unchanged(Some(&b), &seen));
         assert!(!unchanged(Some(&c), &seen));
         assert!(!unchanged(None, &seen));
-        assert!(unchanged(None, &fingerprint(None, "tofu-live", b"")));
+        assert!(unchanged(None, &fingerprint(None, "tofu-live", NOTHING)));
         // An autoscaling/v1 HPA's status, seen as annotations, is no change of anyone's.
         let hpa = |conditions: &str| {
             json!({"metadata": {"name": "api", "annotations": {
                 "autoscaling.alpha.kubernetes.io/conditions": conditions, "team": "web"}},
                 "spec": {"maxReplicas": 3}})
         };
-        let seen = fingerprint(Some(&hpa("[]")), "tofu-live", b"");
+        let seen = fingerprint(Some(&hpa("[]")), "tofu-live", NOTHING);
         assert!(unchanged(Some(&hpa("[{\"type\":\"AbleToScale\"}]")), &seen));
         // Before the controller's first status write the object has no annotations at all.
         let bare = json!({"metadata": {"name": "api"}, "spec": {"maxReplicas": 3}});
-        let seen = fingerprint(Some(&bare), "tofu-live", b"");
+        let seen = fingerprint(Some(&bare), "tofu-live", NOTHING);
         let written = json!({"metadata": {"name": "api", "annotations": {
             "autoscaling.alpha.kubernetes.io/conditions": "[]"}}, "spec": {"maxReplicas": 3}});
         assert!(unchanged(Some(&written), &seen));
@@ -484,7 +485,7 @@ mod tests {
     #[test]
     fn fingerprint_covers_only_what_our_manager_owns() {
         let object = managed(1, "nginx:1", "t1");
-        let seen = fingerprint(Some(&object), "tofu-live", b"");
+        let seen = fingerprint(Some(&object), "tofu-live", NOTHING);
         assert!(
             unchanged(Some(&managed(5, "nginx:1", "t2")), &seen),
             "scaled and restarted"
@@ -507,7 +508,7 @@ mod tests {
     #[test]
     fn a_field_another_manager_took_over_still_counts_and_a_revert_restores_the_plan() {
         let object = managed(1, "nginx:1", "t1");
-        let refreshed = fingerprint(Some(&object), "tofu-live", b"");
+        let refreshed = fingerprint(Some(&object), "tofu-live", NOTHING);
         // `kubectl set image` rewrote the image: kubectl owns it now, not us.
         let mut taken = managed(1, "nginx:2", "t1");
         taken["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"] = json!({});
@@ -530,7 +531,7 @@ mod tests {
         assert!(matches!(err, GuardError::Replaced { .. }), "{err:?}");
         assert!(Diagnostic::from(err).detail.contains("u-0"));
         assert!(matches!(
-            c.decide(Some(&live), b""),
+            c.decide(Some(&live), NOTHING),
             Err(GuardError::Replaced { .. })
         ));
         c.uid = Some("u-1");
@@ -539,10 +540,32 @@ mod tests {
     }
 
     #[test]
+    fn neither_hashicorps_sdk_data_nor_a_pending_create_is_a_view_of_the_object() {
+        let o = object();
+        let live = labelled(Some("app"));
+        let sdk = PrivateState::decode(br#"{"schema_version":"1"}"#).unwrap();
+        assert!(check(&o, false).decide(Some(&live), &sdk).is_ok());
+        let pending = PrivateState::PendingCreate(crate::create::Pending {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            plural: "configmaps".into(),
+            namespace: Some("shop".into()),
+            token: "t".into(),
+        });
+        let err = check(&o, false).decide(Some(&live), &pending).unwrap_err();
+        assert!(matches!(err, GuardError::Stale { .. }), "{err:?}");
+        // A refresh after it records its own view, carrying nothing from it.
+        assert_eq!(
+            fingerprint(Some(&live), "tofu-live", &pending),
+            fingerprint(Some(&live), "tofu-live", NOTHING)
+        );
+    }
+
+    #[test]
     fn apply_refuses_a_moved_object_and_accepts_it_once_restored() {
         let o = object();
         let seen = labelled(Some("app"));
-        let private = fingerprint(Some(&seen), "tofu-live", b"");
+        let private = fingerprint(Some(&seen), "tofu-live", NOTHING);
         let mut moved = seen.clone();
         moved["data"]["k"] = json!("changed");
         let err = check(&o, false).decide(Some(&moved), &private).unwrap_err();
@@ -551,6 +574,10 @@ mod tests {
             "The approved plan no longer matches the live system"
         );
         assert!(check(&o, false).decide(Some(&seen), &private).is_ok());
-        assert!(check(&o, true).decide(Some(&seen), b"absent").is_err());
+        assert!(
+            check(&o, true)
+                .decide(Some(&seen), &PrivateState::Absent)
+                .is_err()
+        );
     }
 }

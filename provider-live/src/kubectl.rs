@@ -14,7 +14,7 @@ mod manifest_schema;
 mod object;
 mod server_version;
 mod template;
-mod waits;
+mod wait_for;
 mod yaml;
 
 use std::sync::Arc;

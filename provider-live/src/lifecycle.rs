@@ -24,11 +24,12 @@ use plugin_runtime::{
 use serde_json::Value as Json;
 
 use crate::context::Context;
-use crate::create::{self, Pending};
+use crate::create;
 use crate::duplicate_keys;
 use crate::fields::{Field, attribute_path};
 use crate::guard::{self, ATTEMPTS, Check, GuardError};
 use crate::objects::{self, Manager, Precondition, Target};
+use crate::private_state::PrivateState;
 use crate::{strategy, timeouts, tolerations, zero_fields};
 
 /// Any error as the diagnostics a resource call returns.
@@ -40,7 +41,7 @@ pub fn diag(e: impl Into<Diagnostic>) -> Diagnostics {
 fn admit(
     check: &Check<'_>,
     live: Option<&Json>,
-    seen: &[u8],
+    seen: &PrivateState,
     out: &mut Diagnostics,
     made_here: bool,
 ) -> Result<(), Diagnostics> {
@@ -59,7 +60,7 @@ fn admit(
         }));
     }
     // What a create of ours whose answer was lost made is no change behind the plan's back.
-    let seen = if made_here { &[][..] } else { seen };
+    let seen = if made_here { &PrivateState::Empty } else { seen };
     if check.decide(live, seen).map_err(diag)? {
         out.push(match live.and_then(crate::metadata::estate_of) {
             Some(_) => guard::adopt_warning(check.object, check.estate),
@@ -82,8 +83,8 @@ fn created_during_this_run(live: &Json) -> Option<String> {
     (at.unix_timestamp() > i64::try_from(started).ok()? + 1).then(|| created.to_string())
 }
 
-/// A plan's look at the object (through the read cache): guarded against the refresh's
-/// fingerprint `seen`, and recording its own fingerprint for apply.
+/// A plan's look at the object (through the read cache): guarded against `seen`, the private
+/// state of the refresh (empty: none), and recording its own fingerprint for apply.
 pub async fn plan_guard(
     ctx: &Context,
     conn: &Connection,
@@ -92,6 +93,7 @@ pub async fn plan_guard(
     seen: &[u8],
     response: &mut PlanResponse,
 ) -> Result<(), Diagnostics> {
+    let seen = PrivateState::decode(seen).map_err(diag)?;
     let live = ctx
         .cache
         .get(&conn.client, target, &conn.estate)
@@ -100,7 +102,7 @@ pub async fn plan_guard(
     // An object on its way out is no object to adopt: a create waits until it is gone (the
     // replacement's create, planned again at apply while the old Pod terminates).
     let live = live.filter(|o| !(check.creating && being_deleted(o)));
-    admit(check, live.as_ref(), seen, &mut response.diagnostics, false)?;
+    admit(check, live.as_ref(), &seen, &mut response.diagnostics, false)?;
     // An object in state without the label (another provider's state, an import) gets it now.
     if !check.creating
         && let Some(object) = &live
@@ -110,7 +112,7 @@ pub async fn plan_guard(
             .diagnostics
             .push(guard::stamp_warning(check.object, check.estate));
     }
-    response.planned_private = guard::fingerprint(live.as_ref(), check.manager, seen);
+    response.planned_private = guard::fingerprint(live.as_ref(), check.manager, &seen).encode();
     Ok(())
 }
 
@@ -134,11 +136,11 @@ fn moved(e: &kube_estate::ApiError, creating: bool) -> bool {
 }
 
 /// One server-side apply of `body` by `manager` to the object at `target`, guarded by `check`
-/// against the plan's fingerprint `seen`.
+/// against `seen`, the plan's private state.
 pub struct GuardedWrite<'a> {
     pub target: &'a Target,
     pub check: &'a Check<'a>,
-    pub seen: &'a [u8],
+    pub seen: &'a PrivateState,
     pub body: &'a Json,
     pub manager: Manager<'a>,
     /// The object needs no write (only Terraform's own settings changed): once the guard has
@@ -438,38 +440,41 @@ pub async fn delete_propagating(
     Ok(())
 }
 
-/// Applies a plan: `destroy` when it plans no object, else `write` (which adds its warnings
-/// to the diagnostics it is given). On failure the prior state stays. Retries of its requests
-/// end before the operation's timeout (`timeouts.create`, `update` or `delete`, 10 minutes when
-/// the resource has none).
+/// Applies a plan: `destroy` when it plans no object, else `write`, which is given the plan's
+/// private state, adds its warnings to the diagnostics it is given and returns the new state
+/// and its private state. On failure the prior state stays. Retries of its requests end before
+/// the operation's timeout (`timeouts.create`, `update` or `delete`, 10 minutes when the
+/// resource has none).
 pub async fn apply(
     req: &ApplyRequest,
     destroy: impl Future<Output = Result<(), Diagnostics>>,
-    write: impl AsyncFnOnce(&mut Diagnostics) -> Result<(Value, Vec<u8>), Diagnostics>,
+    write: impl AsyncFnOnce(&PrivateState, &mut Diagnostics) -> Result<(Value, PrivateState), Diagnostics>,
 ) -> ApplyResponse {
     let (operation, settings) = match (req.prior_state.is_null(), req.planned_state.is_null()) {
         (_, true) => ("delete", &req.prior_state),
         (true, false) => ("create", &req.planned_state),
         (false, false) => ("update", &req.planned_state),
     };
-    let default = timeouts::legacy_default(&req.planned_private, operation);
+    let planned = PrivateState::decode(&req.planned_private);
+    // A destroy needs no view of the object: unreadable private state only stops a write.
+    let default = timeouts::legacy_default(planned.as_ref().unwrap_or(&PrivateState::Empty), operation);
     let deadline = Instant::now() + timeouts::of(settings, operation, default);
     let mut diagnostics = Diagnostics::new();
     let outcome = retry::until(deadline, async {
         if req.planned_state.is_null() {
-            destroy.await.map(|()| (Value::Null, Vec::new()))
+            destroy.await.map(|()| (Value::Null, PrivateState::Empty))
         } else {
-            write(&mut diagnostics).await
+            write(&planned.map_err(diag)?, &mut diagnostics).await
         }
     })
     .await;
     let (new_state, private) = outcome.unwrap_or_else(|d| {
         diagnostics.extend(d);
-        (req.prior_state.clone(), Vec::new())
+        (req.prior_state.clone(), PrivateState::Empty)
     });
     ApplyResponse {
         new_state,
-        private,
+        private: private.encode(),
         diagnostics,
     }
 }
@@ -497,16 +502,21 @@ pub async fn refresh(
     req: ReadRequest,
     state_of: impl Fn(&Json, &Value) -> Value,
 ) -> Result<ReadResponse, Diagnostics> {
-    let live = match (target, Pending::decode(&req.private)) {
+    // Unreadable private state carries nothing: this refresh records what it sees anew.
+    let private = PrivateState::decode(&req.private).unwrap_or_else(|e| {
+        tracing::warn!("refreshing {}: ignoring its private state: {e}", req.type_name);
+        PrivateState::Empty
+    });
+    let live = match (target, &private) {
         (Some(target), _) => ctx
             .cache
             .get(&conn.client, target, &conn.estate)
             .await
             .map_err(diag)?,
-        (None, Some(pending)) => create::resolve(&conn.client, &pending, &conn.estate)
+        (None, PrivateState::PendingCreate(pending)) => create::resolve(&conn.client, pending, &conn.estate)
             .await
             .map_err(diag)?,
-        (None, None) => {
+        (None, _) => {
             return Ok(ReadResponse {
                 new_state: req.current_state,
                 private: req.private,
@@ -526,13 +536,13 @@ pub async fn refresh(
         .map(|o| state_of(o, &req.current_state))
         .unwrap_or_default();
     // What this refresh saw: the plan that follows is based on it (see guard::Check::decide).
-    let private = live
-        .as_ref()
-        .map(|o| guard::fingerprint(Some(o), manager, &req.private))
-        .unwrap_or_default();
+    let private = match &live {
+        Some(object) => guard::fingerprint(Some(object), manager, &private),
+        None => PrivateState::Empty,
+    };
     Ok(ReadResponse {
         new_state,
-        private,
+        private: private.encode(),
         diagnostics: Diagnostics::new(),
     })
 }
@@ -542,7 +552,7 @@ pub async fn refresh(
 /// appeared meanwhile under another estate's label, or changed since the state was saved).
 pub fn offline_private(prior_private: &[u8], creating: bool) -> Vec<u8> {
     if creating {
-        crate::seen::ABSENT.to_vec()
+        PrivateState::Absent.encode()
     } else {
         prior_private.to_vec()
     }

@@ -21,7 +21,7 @@ mod listing;
 mod secret;
 mod shape;
 mod typed;
-mod wait;
+mod wait_block;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,10 +44,11 @@ use crate::list::Listable;
 use crate::objects::{self, Manager, Target};
 use crate::openapi::KindSchema;
 use crate::ownership::Ownership;
+use crate::private_state::PrivateState;
 use crate::{locate, metadata, plan, timeouts};
 pub(crate) use shape::as_manifest;
 use shape::{Step, matches, object_value, stated_by};
-use wait::{Wait, validate_waits};
+use wait_block::{WaitBlock, validate_waits};
 
 const DEFAULT_FIELD_MANAGER: &str = "Terraform";
 const DEFAULT_COMPUTED_FIELDS: [&str; 2] = ["metadata.annotations", "metadata.labels"];
@@ -168,8 +169,9 @@ impl Manifest {
     async fn write(
         &self,
         req: &ApplyRequest,
+        seen: &PrivateState,
         diagnostics: &mut Diagnostics,
-    ) -> Result<(Value, Vec<u8>), Diagnostics> {
+    ) -> Result<(Value, PrivateState), Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let estate = conn.estate.as_str();
         let planned = &req.planned_state;
@@ -216,7 +218,7 @@ impl Manifest {
         let write = GuardedWrite {
             target: &target,
             check: &check,
-            seen: &req.planned_private,
+            seen,
             body: &body,
             manager,
             unchanged: false,
@@ -230,7 +232,7 @@ impl Manifest {
             planned,
             &self.state_of(&applied, planned, &manifest, schema.as_ref()),
         );
-        if let Some(wait) = Wait::of_resource(planned) {
+        if let Some(wait) = WaitBlock::of_resource(planned) {
             let done = |live: Option<&Json>| live.is_some_and(|o| wait.satisfied(o));
             if let Err(e) =
                 objects::wait_until(&conn.client, &target, timeout, "meet its wait conditions", done).await
@@ -238,7 +240,10 @@ impl Manifest {
                 diagnostics.push(e.into());
             }
         }
-        Ok((state, guard::fingerprint(Some(&applied), manager_name, b"")))
+        Ok((
+            state,
+            guard::fingerprint(Some(&applied), manager_name, &PrivateState::Empty),
+        ))
     }
 
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
@@ -549,8 +554,8 @@ impl Resource for Manifest {
     }
 
     async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
-        lifecycle::apply(&req, self.destroy(&req), async |diagnostics| {
-            self.write(&req, diagnostics).await
+        lifecycle::apply(&req, self.destroy(&req), async |seen, diagnostics| {
+            self.write(&req, seen, diagnostics).await
         })
         .await
     }
@@ -687,7 +692,7 @@ mod tests {
                 ("wait_for", Value::object([("fields", fields)])),
             ])
         };
-        let wait = Wait::of_resource(&wait_for(Value::string_map([
+        let wait = WaitBlock::of_resource(&wait_for(Value::string_map([
             ("status.phase", "Running"),
             ("status.podIP", "*"),
             ("status.ready", "^true$"),
@@ -714,13 +719,13 @@ mod tests {
                 Value::string_map([("status.podIP", "^10\\.")]),
             )])]),
         );
-        let wait = Wait::of_resource(&both).expect("a wait");
+        let wait = WaitBlock::of_resource(&both).expect("a wait");
         assert!(wait.satisfied(&running));
         let mut elsewhere = running.clone();
         elsewhere["status"]["podIP"] = json!("192.168.0.1");
         assert!(!wait.satisfied(&elsewhere));
 
-        assert!(Wait::of_resource(&Value::object([("wait", Value::List(vec![]))])).is_none());
+        assert!(WaitBlock::of_resource(&Value::object([("wait", Value::List(vec![]))])).is_none());
     }
 
     #[test]
@@ -744,7 +749,7 @@ mod tests {
 
     #[test]
     fn wait_conditions_and_fields() {
-        let wait = Wait::of(&Value::object([
+        let wait = WaitBlock::of(&Value::object([
             ("rollout", Value::Bool(false)),
             ("fields", Value::string_map([("status.phase", "^Active$")])),
             (

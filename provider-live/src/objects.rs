@@ -16,8 +16,8 @@ use kube::api::{
 use kube_estate::{ApiError, Failure, ObjectRef, with_retry, with_retry_unprocessed};
 use serde_json::Value as Json;
 
-use crate::stop::Stop;
 use crate::timeouts::Timeout;
+use kube_estate::Stop;
 
 /// The field manager of every typed resource's writes.
 pub const FIELD_MANAGER: &str = "tofu-live";
@@ -717,7 +717,7 @@ pub(crate) async fn test_client(server: &kube_test_server::TestServer) -> Client
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
         .unwrap();
-    kube_estate::https::client_builder(&config).unwrap().build()
+    kube_estate::client_builder(&config).unwrap().build()
 }
 
 #[cfg(test)]

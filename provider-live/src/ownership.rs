@@ -52,11 +52,6 @@ impl Ownership {
         ownership
     }
 
-    /// Whether `manager` owns any field of the object (it has written it).
-    pub fn has_ours(&self) -> bool {
-        self.ours.is_some()
-    }
-
     /// Whether `manager` owns the top-level `field` or anything inside it.
     pub fn owns(&self, field: &str) -> bool {
         self.ours
@@ -380,7 +375,7 @@ mod tests {
     fn an_object_we_never_wrote_is_read_whole() {
         let live = deployment();
         let ownership = Ownership::of(&live, "someone-else-entirely");
-        assert!(!ownership.has_ours());
+        assert!(ownership.ours.is_none());
         assert_eq!(ownership.without_foreign(&live), live);
         assert_eq!(ours(&live, "someone-else-entirely"), None);
     }

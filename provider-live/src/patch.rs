@@ -53,6 +53,7 @@ use crate::lifecycle::{self, diag};
 use crate::metadata::of as meta;
 use crate::objects::{self, Manager, Target};
 use crate::ownership::{self, FieldSet};
+use crate::private_state::PrivateState;
 use crate::{metadata, plan, timeouts};
 
 /// Every patch-style resource type, sharing the provider's context.
@@ -356,7 +357,7 @@ impl PatchResource {
         plan::conform(&self.schema().block, state)
     }
 
-    async fn write(&self, req: &ApplyRequest) -> Result<(Value, Vec<u8>), Diagnostics> {
+    async fn write(&self, req: &ApplyRequest) -> Result<(Value, PrivateState), Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let client = &conn.client;
         let planned = &req.planned_state;
@@ -416,7 +417,7 @@ impl PatchResource {
             None => applied,
         };
         let state = plan::settle(planned, &self.state_of(&applied, planned));
-        Ok((state, Vec::new()))
+        Ok((state, PrivateState::Empty))
     }
 
     /// Applies, as `manager`, an object with none of the fields `prior` claims.

@@ -23,7 +23,7 @@ use crate::list;
 use crate::manifest::Manifest;
 use crate::metadata::Ignore;
 use crate::patch;
-use crate::stop::Stop;
+use kube_estate::Stop;
 
 const DESCRIPTION: &str = "Kubernetes resources compatible with hashicorp/kubernetes, every object \
     label-stamped `tofu-estate=<estate>`: objects of this estate are adopted after a lost state, \

@@ -5,11 +5,11 @@
 //! updated 2, ready 1, available 1`); a state that will not change by waiting (a Deployment past its progress
 //! deadline, a failed Job) is a failure with the controller's reason. The pods' side of it is
 //! in [`diagnosis`]; the poll that waits for an applied object, bounded by its `timeouts`, is
-//! [`wait`]. Kept apart from the kinds: a catalog row's wait, a kind's own code, the manifest
+//! [`ready_wait`]. Kept apart from the kinds: a catalog row's wait, a kind's own code, the manifest
 //! resources and the actions all judge readiness the same way.
 
 pub mod diagnosis;
-pub mod wait;
+pub mod ready_wait;
 
 use serde_json::Value as Json;
 

@@ -22,6 +22,7 @@ use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::list::Listable;
 use crate::objects::{self, FIELD_MANAGER, Manager, Target};
 use crate::ownership::Ownership;
+use crate::private_state::PrivateState;
 use crate::{facts, identity, metadata, moves, plan, timeouts, unset};
 
 pub struct TypedResource<K: Kind> {
@@ -212,8 +213,9 @@ impl<K: Kind> TypedResource<K> {
     async fn write(
         &self,
         req: &ApplyRequest,
+        seen: &PrivateState,
         diagnostics: &mut Diagnostics,
-    ) -> Result<(Value, Vec<u8>), Diagnostics> {
+    ) -> Result<(Value, PrivateState), Diagnostics> {
         let info = self.info();
         let conn = self.ctx.connection().map_err(diag)?;
         let client = &conn.client;
@@ -235,7 +237,7 @@ impl<K: Kind> TypedResource<K> {
                 let write = GuardedWrite {
                     target: &target,
                     check: &check,
-                    seen: &req.planned_private,
+                    seen,
                     body: &body,
                     manager: Manager {
                         name: FIELD_MANAGER,
@@ -269,7 +271,7 @@ impl<K: Kind> TypedResource<K> {
                             .wrote(&Target::of(target.resource.clone(), &created));
                         created
                     }
-                    Err(e) => match e.pending().map(create::Pending::encode) {
+                    Err(e) => match e.pending().cloned().map(PrivateState::PendingCreate) {
                         // The outcome is unknown: saved (as tainted) with the token the next
                         // refresh looks the object up by.
                         Some(private) => {
@@ -307,7 +309,10 @@ impl<K: Kind> TypedResource<K> {
         } else {
             plan::settle(planned, &observed)
         };
-        Ok((state, guard::fingerprint(Some(&applied), FIELD_MANAGER, b"")))
+        Ok((
+            state,
+            guard::fingerprint(Some(&applied), FIELD_MANAGER, &PrivateState::Empty),
+        ))
     }
 
     /// The server-side-apply body of a resource value: what the configuration sets, with the
@@ -524,8 +529,8 @@ impl<K: Kind> Resource for TypedResource<K> {
     }
 
     async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
-        lifecycle::apply(&req, self.destroy(&req), async |diagnostics| {
-            self.write(&req, diagnostics).await
+        lifecycle::apply(&req, self.destroy(&req), async |seen, diagnostics| {
+            self.write(&req, seen, diagnostics).await
         })
         .await
     }

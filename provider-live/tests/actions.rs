@@ -11,7 +11,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube_test_server::{Options, TestServer};
 use plugin_runtime::{Action, Diagnostics, InvokeRequest, Progress, Provider, Value};
 use provider_live::LiveProvider;
-use provider_live::plan::conform;
+use provider_live::conform;
 use serde_json::{Value as Json, json};
 
 struct Harness {
@@ -46,7 +46,7 @@ impl Harness {
             _server: server,
             _dir: dir,
             provider,
-            client: kube_estate::https::client_builder(&kc).unwrap().build(),
+            client: kube_estate::client_builder(&kc).unwrap().build(),
         }
     }
 

@@ -21,12 +21,12 @@ use std::io::Write as _;
 use std::sync::Arc;
 
 use kube_test_server::{Options, TestServer};
+use plugin_runtime::ProviderService;
 use plugin_runtime::proto::tfplugin6 as pb;
 use plugin_runtime::proto::tfplugin6::provider_server::Provider as _;
-use plugin_runtime::server::ProviderService;
 use plugin_runtime::{Attribute, Block, Nesting, Provider, Type, Value, codec};
 use provider_live::LiveProvider;
-use provider_live::plan::conform;
+use provider_live::conform;
 use serde_json::Value as Json;
 use tonic::Request;
 
@@ -60,7 +60,7 @@ fn facts() -> Vec<Fact> {
 
 /// Why a fact cannot be checked the way this test checks it.
 enum Skip {
-    /// A difference from hashicorp the provider makes on purpose (`facts::DIFFERENCES`).
+    /// A difference from hashicorp the provider makes on purpose (`provider_live::DIFFERENCES`).
     Difference(&'static str),
     /// The schema leaves the configuration no way to omit the attribute.
     Required,
@@ -447,7 +447,7 @@ impl Subject<'_> {
     /// Checks one fact; `Ok(None)` when it held, `Ok(Some(skip))` when skipped, `Err` says
     /// how it failed.
     async fn check(&self, fact: &Fact, validators: &Validators<'_>) -> Result<Option<Skip>, String> {
-        if let Some((_, _, why)) = provider_live::facts::DIFFERENCES
+        if let Some((_, _, why)) = provider_live::DIFFERENCES
             .iter()
             .find(|(path, kind, _)| *path == fact.path && *kind == fact.kind)
         {

@@ -9,7 +9,7 @@ mod shared_reads;
 
 use kube::api::{Patch, PatchParams};
 use plugin_runtime::{ImportRequest, PlanResponse, Value};
-use provider_live::plan::conform;
+use provider_live::conform;
 use serde_json::json;
 
 use harness::{Harness, Instance, config_map, errors, labels_of, meta, namespace, proposed};
@@ -38,7 +38,7 @@ async fn config_map_lifecycle() {
     assert_eq!(labels_of(&live), json!({"app": "web", "tofu-estate": "app"}));
     assert_eq!(cm.state.get("id"), &Value::string("shop/app-config"));
     assert_eq!(
-        provider_live::metadata::of(&cm.state).get("labels"),
+        provider_live::metadata_of(&cm.state).get("labels"),
         &Value::string_map([("app", "web")])
     );
     assert!(cm.no_diff().await);
@@ -142,8 +142,8 @@ async fn config_map_lifecycle() {
         "{d:?}"
     );
     assert_eq!(
-        provider_live::metadata::of(&cm.state).get("uid"),
-        provider_live::metadata::of(&kept).get("uid")
+        provider_live::metadata_of(&cm.state).get("uid"),
+        provider_live::metadata_of(&kept).get("uid")
     );
     assert!(cm.no_diff().await);
 
@@ -419,11 +419,11 @@ async fn generate_name_creates_with_a_server_picked_name() {
     .await;
     let plan = cm.apply().await;
     assert!(
-        provider_live::metadata::of(&plan.planned_state)
+        provider_live::metadata_of(&plan.planned_state)
             .get("name")
             .is_unknown()
     );
-    let name = provider_live::metadata::of(&cm.state)
+    let name = provider_live::metadata_of(&cm.state)
         .get("name")
         .as_str()
         .unwrap()

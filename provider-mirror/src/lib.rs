@@ -12,7 +12,8 @@
 //! is also `choudoufu/kubectl`, so that configurations of the kubectl providers switch with one
 //! `source` line (one source under two local names makes the engine warn).
 
-pub mod lock;
+mod lock;
+mod packed_from;
 pub mod paths;
 
 use std::fs;
@@ -80,7 +81,7 @@ pub const PROVIDER_TYPES: [&str; PROVIDERS.len()] = {
 /// The providers' version: the workspace version, shared by every crate.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The lock file `make build` writes in `dist/` beside the mirror ([`lock`]).
+/// The lock file `make build` writes in `dist/` beside the mirror (`lock.rs`).
 pub const LOCK_FILE: &str = "providers.lock.hcl";
 
 /// The `_manifest.json` beside each archive: the plugin protocol versions the provider speaks.
@@ -127,11 +128,23 @@ pub fn provider_dir(mirror: &Path, host: &str, type_name: &str) -> PathBuf {
 
 /// Packs the binaries in `release_dir` into `dist/mirror`, each under every address it is
 /// published as, and writes `dist/terraformrc` and the lock file of the packages,
-/// `dist/providers.lock.hcl` ([`lock`]). Archives are byte-for-byte reproducible (fixed
+/// `dist/providers.lock.hcl` (`lock.rs`). Archives are byte-for-byte reproducible (fixed
 /// timestamps), and every file is replaced atomically, so concurrent runs and readers never see
 /// a half-written file.
+///
+/// Packing the same binaries into the same `dist` again does nothing (`packed_from`).
 pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
     let mirror = dist.join("mirror");
+    let inputs = packed_from::inputs(release_dir, dist)?;
+    let mut outputs = Vec::new();
+    for address in PROVIDERS {
+        for host in HOSTS {
+            outputs.push(archive_path(&mirror, host, address.type_name)?);
+        }
+    }
+    if packed_from::is_current(dist, &inputs, &outputs) {
+        return Ok(());
+    }
     let mut locked = Vec::new();
     for address in PROVIDERS {
         let type_name = address.type_name;
@@ -157,7 +170,8 @@ pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
         locked.push((type_name, vec![archive_h1(&archive)?, zh]));
     }
     write_atomic(&dist.join(LOCK_FILE), lock::lock_file(&locked).as_bytes())?;
-    write_atomic(&dist.join("terraformrc"), cli_config(&mirror).as_bytes())
+    write_atomic(&dist.join("terraformrc"), cli_config(&mirror).as_bytes())?;
+    write_atomic(&packed_from::record_path(dist), inputs.as_bytes())
 }
 
 /// The CLI configuration: the project's providers come only from the mirror, whichever
@@ -309,6 +323,38 @@ mod tests {
             assert!(lock.contains(&zh), "{zh} not in:\n{lock}");
             assert!(lock.contains(&archive_h1(&archive).expect("its h1")), "{lock}");
         }
+    }
+
+    /// The same binaries are not packed twice; a rebuilt one is.
+    #[test]
+    fn packing_again_is_skipped_until_a_binary_changes() {
+        let release = tempfile::tempdir().expect("a release folder");
+        let write = |binary: &str, content: &str| {
+            fs::write(
+                release.path().join(format!("terraform-provider-{binary}")),
+                content,
+            )
+            .expect("write a binary")
+        };
+        write("live", "live 1");
+        write("records", "records 1");
+        let dist = tempfile::tempdir().expect("a dist folder");
+        package(release.path(), dist.path()).expect("package");
+        let archive = archive_path(&dist.path().join("mirror"), TERRAFORM_HOST, "live").expect("a platform");
+        fs::write(&archive, "not a zip").expect("spoil the archive");
+        package(release.path(), dist.path()).expect("package again");
+        assert_eq!(
+            fs::read(&archive).expect("the archive"),
+            b"not a zip",
+            "packed again"
+        );
+
+        write("live", "live, rebuilt");
+        package(release.path(), dist.path()).expect("package the rebuilt binary");
+        let mut zip = zip::ZipArchive::new(fs::File::open(&archive).expect("the archive")).expect("a zip");
+        let mut content = String::new();
+        io::Read::read_to_string(&mut zip.by_index(0).expect("its file"), &mut content).expect("read");
+        assert_eq!(content, "live, rebuilt");
     }
 
     #[test]

@@ -9,12 +9,12 @@
 //! for `precondition`s and for `records_seen`, which warns of upstream changes.
 //! A reader granted some outputs only still reads those; the others are refused by name.
 
+mod outputs_read_error;
 mod pinning;
-mod read_error;
 
 use crate::head;
+use crate::rbac_refusal::{RbacRefusal, identity};
 use crate::record::{self, Recorded, secret_name};
-use crate::refusal::{Refusal, identity};
 use crate::store::Store;
 use async_trait::async_trait;
 use futures::{StreamExt, stream};
@@ -28,8 +28,8 @@ use plugin_runtime::{
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use outputs_read_error::OutputsReadError;
 use pinning::{Wanted, select};
-use read_error::ReadError;
 
 /// How many times the outputs are read while commits keep landing under the read.
 const READS: u32 = 3;
@@ -69,7 +69,7 @@ enum Got {
 }
 
 impl EstateOutputs {
-    async fn fetch(&self, conn: &Connection, config: &Value) -> Result<ReadDataResponse, ReadError> {
+    async fn fetch(&self, conn: &Connection, config: &Value) -> Result<ReadDataResponse, OutputsReadError> {
         let estate = Estate::parse(config.get("estate").as_str().unwrap_or_default())?;
         let store = Store::new(conn.client.clone(), estate.clone());
         let names: Option<Vec<String>> = match config.get("names") {
@@ -92,7 +92,7 @@ impl EstateOutputs {
                     missing: names.clone().unwrap_or_default(),
                 });
             }
-            Err(ReadError::Refused(Box::new(Refusal {
+            Err(OutputsReadError::Refused(Box::new(RbacRefusal {
                 reader_estate: conn.estate.clone(),
                 estate: estate.clone(),
                 identity: identity(&conn.client, &message).await,
@@ -132,10 +132,10 @@ impl EstateOutputs {
         names: Option<&[String]>,
         committed: Option<u64>,
         refused: &R,
-    ) -> Result<(Found, bool), ReadError>
+    ) -> Result<(Found, bool), OutputsReadError>
     where
         R: Fn(String, String, Vec<String>, Vec<String>) -> F,
-        F: std::future::Future<Output = Result<Found, ReadError>>,
+        F: std::future::Future<Output = Result<Found, OutputsReadError>>,
     {
         let mut ahead = false;
         let found = match names {
@@ -194,7 +194,7 @@ impl EstateOutputs {
 }
 
 /// What a reader at the commit `committed` finds in `secret`.
-fn seen_at(secret: &Secret, committed: Option<u64>) -> Result<Got, ReadError> {
+fn seen_at(secret: &Secret, committed: Option<u64>) -> Result<Got, OutputsReadError> {
     let recorded = record::from_secret(secret)?;
     let name = recorded.output.name.clone();
     let newest = recorded.stamp.serial;
@@ -207,7 +207,11 @@ fn seen_at(secret: &Secret, committed: Option<u64>) -> Result<Got, ReadError> {
 
 /// Reads each named output with one get, a few at a time, in the order named, as of the
 /// commit `committed`.
-async fn get_each(store: &Store, names: &[String], committed: Option<u64>) -> Result<Vec<Got>, ReadError> {
+async fn get_each(
+    store: &Store,
+    names: &[String],
+    committed: Option<u64>,
+) -> Result<Vec<Got>, OutputsReadError> {
     // The futures are made before they are streamed: a closure returning them inside the
     // stream would not be `Send` for every lifetime, as `read` needs.
     let futures: Vec<_> = names.iter().map(|name| get_one(store, name)).collect();
@@ -253,7 +257,7 @@ fn respond(
     estate: &Estate,
     found: Found,
     now: time::OffsetDateTime,
-) -> Result<ReadDataResponse, ReadError> {
+) -> Result<ReadDataResponse, OutputsReadError> {
     let defaults: BTreeMap<String, Value> = config.get("defaults").entries().cloned().unwrap_or_default();
     let missing: Vec<String> = found
         .missing
@@ -263,7 +267,7 @@ fn respond(
     if !missing.is_empty()
         || (found.recorded.is_empty() && defaults.is_empty() && config.get("names").is_null())
     {
-        return Err(ReadError::NotRecorded {
+        return Err(OutputsReadError::NotRecorded {
             estate: estate.clone(),
             missing,
         });
@@ -417,7 +421,7 @@ impl DataSource for EstateOutputs {
         if let Some(estate) = config.get("estate").as_str()
             && let Err(e) = Estate::parse(estate)
         {
-            diags.push(ReadError::Estate(e).into());
+            diags.push(OutputsReadError::Estate(e).into());
         }
         let mut seen = BTreeSet::new();
         for (i, name) in config.get("names").elements().iter().enumerate() {

@@ -10,8 +10,8 @@ mod grants;
 mod head;
 mod outputs_resource;
 mod provider;
+mod rbac_refusal;
 mod record;
-mod refusal;
 mod seen_resource;
 mod store;
 

@@ -3,7 +3,7 @@
 //! ([`docs`], `make docs`), the check of the macOS builds that cannot run here ([`macho`],
 //! `make release-check`) and the fuzzer of the value codec and the validators ([`fuzz`],
 //! `make fuzz`). They need only the providers and [`provider_mirror`]'s constants, never the test
-//! harness: the benchmarks, which drive the engine through it, are the `estate-bench` crate
+//! harness: the benchmarks, which drive the engine through it, are the `benchmarks` crate
 //! (`benchmarks/`), and only this crate's own tests that run the engine (`tests/registry_install.rs`,
 //! `tests/docs.rs`) use it, as a dev-dependency.
 

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use acceptance::hcl::required_providers;
 use acceptance::{Engine, Feature, mirror, paths, skip_without};
-use estate_tools::docs::{self, catalog};
+use tools::docs::{self, catalog};
 
 #[test]
 fn docs_are_what_make_docs_generates() {

@@ -2,7 +2,7 @@
 //! the value codec and both providers' configuration validators take generated, mutated and
 //! random input without a panic, and typed values survive msgpack and cty JSON exactly.
 
-use estate_tools::fuzz::{DEFAULT_SEED, Fuzzer, Target};
+use tools::fuzz::{DEFAULT_SEED, Fuzzer, Target};
 
 const INPUTS: u64 = 20_000;
 

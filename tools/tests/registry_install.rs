@@ -19,8 +19,8 @@ use std::time::Instant;
 use acceptance::hcl::{quote, required_providers, unique_name};
 use acceptance::mirror::{self, VERSION};
 use acceptance::{Cluster, Engine, EngineInfo, EngineOutput, engine_info, opentofu, paths, skip};
-use estate_tools::registry::{Options, Protocol, Registry, openpgp};
-use estate_tools::release::{self, signing};
+use tools::registry::{Options, Protocol, Registry, openpgp};
+use tools::release::{self, signing};
 
 /// The artifacts of one `make release` run, shared by this process's tests.
 struct Released {

@@ -45,7 +45,7 @@ pub fn file() -> PathBuf {
     workspace_root().join("acceptance/differential/known.tsv")
 }
 
-/// The rows of [`file`] (none when it is missing).
+/// The rows of [`file()`] (none when it is missing).
 pub fn load() -> Vec<Known> {
     parse(&fs::read_to_string(file()).unwrap_or_default())
 }

@@ -5,13 +5,13 @@
 //! empty, `plan` with nothing to change, a refresh (`apply -refresh-only`) and `destroy`, it
 //! prints the wall time, the API requests (from the API server's `/metrics`, control-plane
 //! clients left out), the provider processes' CPU time and peak RSS (`wait4`, through
-//! [`estate_bench::provider_meter`]) of each, and ours over hashicorp's.
+//! [`benchmarks::provider_meter`]) of each, and ours over hashicorp's.
 //!
 //! hashicorp's binary is never part of this repository: `HASHICORP_PROVIDER` names one built by
 //! hand; without it the benchmark says so and exits 0.
 //!
 //! Run: `HASHICORP_PROVIDER=/path/to/terraform-provider-kubernetes cargo run --release -p
-//! estate-bench --bin bench_beside -- 1000 5000` (1,000 objects when no count is given).
+//! benchmarks --bin bench_beside -- 1000 5000` (1,000 objects when no count is given).
 
 use std::fs;
 use std::path::PathBuf;
@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use acceptance::hcl::{ScratchNamespace, quote};
 use acceptance::{Cluster, Engine, build};
-use estate_bench::bench::{self, mib, step, timed};
-use estate_bench::provider_meter::{self, PhaseUsage, ProviderMeter};
+use benchmarks::bench::{self, mib, step, timed};
+use benchmarks::provider_meter::{self, PhaseUsage, ProviderMeter};
 
 const DEFAULT_SIZES: [usize; 1] = [1000];
 

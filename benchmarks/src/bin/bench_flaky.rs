@@ -6,7 +6,7 @@
 //! runs that never converged, `generate_name` duplicates, empty plans, destroys that succeeded
 //! the first time, objects a destroy left, and the faults injected and requests sent again.
 //!
-//! Run: `cargo run --release -p estate-bench --bin bench_flaky` (add `-- 2` for 2 runs each).
+//! Run: `cargo run --release -p benchmarks --bin bench_flaky` (add `-- 2` for 2 runs each).
 
 use std::time::{Duration, Instant};
 

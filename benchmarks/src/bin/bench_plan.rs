@@ -12,7 +12,7 @@
 //!
 //! For the live runs it also prints the API requests by verb (from the API server's `/metrics`,
 //! on either server) and what the provider processes themselves spent, CPU time (user + system)
-//! and peak RSS, per phase and per object, measured by [`estate_bench::provider_meter`], and the
+//! and peak RSS, per phase and per object, measured by [`benchmarks::provider_meter`], and the
 //! engine's own CPU time beside the floor's (its children's rusage less the providers'). Then it
 //! measures the plan of the reference estates in `examples/` (network, then app).
 //!
@@ -28,7 +28,7 @@
 //! LIST as a refresh (the floor plans N creates too). That is where the request count and the
 //! provider's memory at 10,000 objects show.
 //!
-//! Run: `cargo run --release -p estate-bench --bin bench_plan` (100 and 1,000 objects; name the
+//! Run: `cargo run --release -p benchmarks --bin bench_plan` (100 and 1,000 objects; name the
 //! sizes for others, e.g. `-- 100 1000 10000`).
 
 use std::fs;
@@ -39,8 +39,8 @@ use acceptance::hcl::{LiveDir, ScratchNamespace, quote};
 use acceptance::records_fixtures::ESTATE_LABEL;
 use acceptance::requests::RequestCounts;
 use acceptance::{Cluster, Engine, paths, scenario};
-use estate_bench::bench::{self, median, mib, step, timed, verbs};
-use estate_bench::provider_meter::{self, PhaseUsage, ProviderMeter};
+use benchmarks::bench::{self, median, mib, step, timed, verbs};
+use benchmarks::provider_meter::{self, PhaseUsage, ProviderMeter};
 
 const DEFAULT_SIZES: [usize; 2] = [100, 1000];
 
@@ -385,7 +385,7 @@ fn print_rows(rows: &[Row]) {
 
 fn main() {
     provider_meter::run_if_provider();
-    let sizes = estate_bench::bench::sizes("bench_plan", &DEFAULT_SIZES);
+    let sizes = benchmarks::bench::sizes("bench_plan", &DEFAULT_SIZES);
     let start = Instant::now();
     let cluster = Cluster::start();
     step(start, "building and packing the providers, init");
@@ -407,7 +407,7 @@ fn main() {
         plugin: &plugin,
         start,
     };
-    let (rows, mut failures) = estate_bench::bench::each_size(&sizes, |n| {
+    let (rows, mut failures) = benchmarks::bench::each_size(&sizes, |n| {
         let measured = bench
             .config_maps(&live, n)
             .map_err(|e| format!("{n} ConfigMaps: {e}"));
@@ -458,5 +458,5 @@ fn main() {
             verbs(&by_verb)
         );
     }
-    estate_bench::bench::exit_on_failures(&failures);
+    benchmarks::bench::exit_on_failures(&failures);
 }

@@ -5,7 +5,7 @@
 //! server). The goal: one LIST per 500 objects. Prints `objects | listed | LISTs | requests |
 //! wall s`, plus the requests by verb.
 //!
-//! Run: `cargo run --release -p estate-bench --bin bench_query` (add `-- 100 2000` for other sizes).
+//! Run: `cargo run --release -p benchmarks --bin bench_query` (add `-- 100 2000` for other sizes).
 
 use std::fs;
 use std::time::Instant;
@@ -19,7 +19,7 @@ const DEFAULT_SIZES: [usize; 1] = [1000];
 fn measure(cluster: &Cluster, n: usize) -> Result<String, String> {
     let ns = ScratchNamespace::create(cluster, "bench-query");
     // Labelled `bench=query` and no estate.
-    estate_bench::bench::create_config_maps(cluster, &ns.name, n, &[("bench", "query")])?;
+    benchmarks::bench::create_config_maps(cluster, &ns.name, n, &[("bench", "query")])?;
     let work = LiveDir::new("bench-query", cluster.kubeconfig());
     fs::write(
         work.path().join("bench.tfquery.hcl"),
@@ -48,20 +48,20 @@ fn measure(cluster: &Cluster, n: usize) -> Result<String, String> {
     let lists = counted.get("LIST", "configmaps");
     let by_verb = counted.by_verb();
     let total = by_verb.values().sum::<u64>();
-    let verbs = estate_bench::bench::verbs(&by_verb);
+    let verbs = benchmarks::bench::verbs(&by_verb);
     Ok(format!(
         "{n:>7} | {listed:>6} | {lists:>5} | {total:>8} | {wall_s:>7.2} | {verbs}"
     ))
 }
 
 fn main() {
-    let sizes = estate_bench::bench::sizes("bench_query", &DEFAULT_SIZES);
+    let sizes = benchmarks::bench::sizes("bench_query", &DEFAULT_SIZES);
     if skip_without(Feature::Query) {
         return;
     }
     let cluster = Cluster::start();
     let (rows, failures) =
-        estate_bench::bench::each_size(&sizes, |n| measure(&cluster, n).map(|row| vec![row]));
+        benchmarks::bench::each_size(&sizes, |n| measure(&cluster, n).map(|row| vec![row]));
     println!(
         "{:>7} | {:>6} | {:>5} | {:>8} | {:>7} | requests by verb",
         "objects", "listed", "LISTs", "requests", "wall s"
@@ -70,5 +70,5 @@ fn main() {
     for row in &rows {
         println!("{row}");
     }
-    estate_bench::bench::exit_on_failures(&failures);
+    benchmarks::bench::exit_on_failures(&failures);
 }

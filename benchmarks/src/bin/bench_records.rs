@@ -6,7 +6,7 @@
 //! plan (from the API server's `/metrics`) and the median wall time of 5 plans; the whole plan's
 //! wall time bounds the provider's. The goal: at most N GETs, under 1 s.
 //!
-//! Run: `cargo run --release -p estate-bench --bin bench_records` (add `-- 10 200` for other sizes).
+//! Run: `cargo run --release -p benchmarks --bin bench_records` (add `-- 10 200` for other sizes).
 
 use std::time::Instant;
 
@@ -74,7 +74,7 @@ fn measure(
         gets: counted.get("GET", "secrets"),
         lists: counted.get("LIST", "secrets"),
         requests: counted.by_verb().values().sum(),
-        wall_s: estate_bench::bench::median(&walls),
+        wall_s: benchmarks::bench::median(&walls),
     })
 }
 
@@ -129,9 +129,9 @@ fn run(cluster: &Cluster, n: usize) -> Result<Vec<Measured>, String> {
 }
 
 fn main() {
-    let sizes = estate_bench::bench::sizes("bench_records", &DEFAULT_SIZES);
+    let sizes = benchmarks::bench::sizes("bench_records", &DEFAULT_SIZES);
     let cluster = Cluster::start();
-    let (rows, failures) = estate_bench::bench::each_size(&sizes, |n| run(&cluster, n));
+    let (rows, failures) = benchmarks::bench::each_size(&sizes, |n| run(&cluster, n));
     println!(
         "{:>5} | {:>11} | {:>12} | {:>8} | {:>6}",
         "names", "GET secrets", "LIST secrets", "requests", "wall s (median of 5 plans)"
@@ -143,5 +143,5 @@ fn main() {
             m.names, m.gets, m.lists, m.requests, m.wall_s
         );
     }
-    estate_bench::bench::exit_on_failures(&failures);
+    benchmarks::bench::exit_on_failures(&failures);
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use kube_test_server::client::{Client, ClientError};
+use kube_test_server::{Client, ClientError};
 use kube_test_server::{Controllers, Options, TestServer};
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 //! following changes, how each registry ends a deletion, and a CustomResourceDefinition's life.
 
 use super::support::{ADMIN, call, connect};
-use kube_test_server::client::ClientResponse;
+use kube_test_server::ClientResponse;
 use kube_test_server::{Options, TestServer};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! waits and a small Deployment.
 
 use kube_test_server::TestServer;
-use kube_test_server::client::{Client, ClientResponse};
+use kube_test_server::{Client, ClientResponse};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 

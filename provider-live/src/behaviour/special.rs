@@ -11,7 +11,7 @@ use plugin_runtime::{Diagnostic, Value};
 use serde_json::{Map, Value as Json};
 
 use crate::kind::KindInfo;
-use crate::readiness::wait::{self, gone};
+use crate::readiness::ready_wait::{self, gone};
 use crate::readiness::{self, Readiness};
 use crate::timeouts;
 
@@ -187,7 +187,7 @@ async fn pod_phase(client: &kube::Client, pod: &Json, planned: &Value) -> Result
     let timeout = timeouts::of(planned, "create", POD_TIMEOUT);
     let info = pod_info();
     let what = format!("reach phase {}", wanted.join(" or "));
-    wait::poll(client, info, pod, timeout, &what, move |live| {
+    ready_wait::poll(client, info, pod, timeout, &what, move |live| {
         readiness::pod_phase(live, &wanted)
     })
     .await?
@@ -217,7 +217,7 @@ async fn approve_and_sign(
         .await
         .map_err(Diagnostic::from)?;
     let timeout = timeouts::of(planned, "create", POD_TIMEOUT);
-    wait::poll(client, info, &approved, timeout, "be signed", signing)
+    ready_wait::poll(client, info, &approved, timeout, "be signed", signing)
         .await?
         .map(Some)
         .ok_or_else(|| gone(info, &approved))

@@ -15,7 +15,7 @@ use plugin_runtime::{
     Type, Value,
 };
 
-use super::{ReadError, diags, first, get};
+use super::{DataSourceReadError, diags, first, get};
 use crate::catalog::Entry;
 use crate::context::Context;
 use crate::facts;
@@ -140,7 +140,7 @@ impl DataSource for ByName {
         let Some(name) = meta.get("name").as_str() else {
             let path = AttributePath::root("metadata").index(0).attribute("name");
             let why = "The data source reads one object by its name.";
-            return Err(diags(ReadError::Required { path, why }));
+            return Err(diags(DataSourceReadError::Required { path, why }));
         };
         let namespace = info.namespaced.then(|| {
             meta.get("namespace")
@@ -152,7 +152,7 @@ impl DataSource for ByName {
         let live = match get(&conn.client, self.name, &resource, namespace, name).await {
             Ok(live) => live,
             // What the configuration names, and nothing more.
-            Err(ReadError::Missing { .. }) if !MISSING_IS_AN_ERROR.contains(&self.name) => {
+            Err(DataSourceReadError::Missing { .. }) if !MISSING_IS_AN_ERROR.contains(&self.name) => {
                 serde_json::json!({"metadata": {"name": name, "namespace": namespace}})
             }
             Err(e) => return Err(diags(e)),

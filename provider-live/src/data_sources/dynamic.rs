@@ -14,13 +14,17 @@ use plugin_runtime::{
 };
 use serde_json::Value as Json;
 
-use super::{ReadError, diags, first, get, list};
+use super::{DataSourceReadError, diags, first, get, list};
 use crate::context::Context;
 use crate::discovery::Resolved;
 use crate::manifest::as_manifest;
 
 /// The kind a configuration names, resolved through discovery.
-async fn resolve(ctx: &Context, client: &kube::Client, config: &Value) -> Result<Resolved, ReadError> {
+async fn resolve(
+    ctx: &Context,
+    client: &kube::Client,
+    config: &Value,
+) -> Result<Resolved, DataSourceReadError> {
     let text = |name: &str| config.get(name).as_str().unwrap_or_default().to_string();
     Ok(ctx
         .discovery
@@ -123,7 +127,7 @@ impl Many {
 }
 
 /// The list request a configuration asks for.
-fn list_params(config: &Value) -> Result<ListParams, ReadError> {
+fn list_params(config: &Value) -> Result<ListParams, DataSourceReadError> {
     let mut params = ListParams::default();
     if let Some(labels) = config.get("label_selector").as_str() {
         params = params.labels(labels);
@@ -135,7 +139,7 @@ fn list_params(config: &Value) -> Result<ListParams, ReadError> {
         None => {}
         Some(limit) if limit > 0 => params = params.limit(limit as u32),
         Some(limit) => {
-            return Err(ReadError::Invalid {
+            return Err(DataSourceReadError::Invalid {
                 path: AttributePath::root("limit"),
                 message: format!("{limit} is not a positive number of objects"),
             });

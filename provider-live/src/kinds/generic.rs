@@ -9,7 +9,7 @@ use serde_json::{Map, Value as Json};
 use crate::catalog::Entry;
 use crate::fields;
 use crate::kind::{Behaviour, Kind, KindInfo};
-use crate::readiness::wait;
+use crate::readiness::ready_wait;
 use crate::timeouts;
 
 /// A catalog type with the behaviour of its kind.
@@ -59,7 +59,7 @@ impl Kind for CatalogKind {
         let (object, read_prior) = view.as_ref().map_or((object, prior), |(o, p)| (o, p));
         let mut value = fields::read(self.entry.fields(), object, read_prior);
         if !self.entry.timeouts.is_empty() {
-            value.set("timeouts", wait::read_timeouts(prior));
+            value.set("timeouts", ready_wait::read_timeouts(prior));
         }
         value
     }

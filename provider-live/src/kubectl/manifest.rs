@@ -24,7 +24,7 @@ use super::body::{self, Body};
 use super::drift::{self, Settings, Show};
 use super::fingerprint;
 use super::manifest_schema::{self, FIELD_MANAGER};
-use super::waits::{self, WaitFor};
+use super::wait_for::{self, WaitFor};
 use super::yaml;
 use crate::context::Context;
 use crate::discovery::DiscoveryError;
@@ -32,6 +32,7 @@ use crate::guard::{self, Check};
 use crate::lifecycle::{self, GuardedWrite, diag};
 use crate::objects::{self, Manager, Pace, Readiness, Target};
 use crate::ownership::{self, Ownership};
+use crate::private_state::PrivateState;
 use crate::{locate, metadata, timeouts};
 
 const TYPE_NAME: &str = "kubectl_manifest";
@@ -215,8 +216,9 @@ impl KubectlManifest {
     async fn write(
         &self,
         req: &ApplyRequest,
+        seen: &PrivateState,
         diagnostics: &mut Diagnostics,
-    ) -> Result<(Value, Vec<u8>), Diagnostics> {
+    ) -> Result<(Value, PrivateState), Diagnostics> {
         let conn = self.ctx.connection().map_err(diag)?;
         let planned = &req.planned_state;
         let body = body_of(planned)?;
@@ -242,7 +244,7 @@ impl KubectlManifest {
         let write = GuardedWrite {
             target: &target,
             check: &check,
-            seen: &req.planned_private,
+            seen,
             body: &labelled(&body.manifest, conn.estate.as_str()),
             manager,
             unchanged: false,
@@ -285,7 +287,10 @@ impl KubectlManifest {
         };
         let drift = drift_of(planned, &desired, &live);
         let state = observed(planned.clone(), &body.manifest, &live, drift, true);
-        Ok((state, guard::fingerprint(Some(&applied), manager_name, b"")))
+        Ok((
+            state,
+            guard::fingerprint(Some(&applied), manager_name, &PrivateState::Empty),
+        ))
     }
 
     async fn destroy(&self, req: &ApplyRequest) -> Result<(), Diagnostics> {
@@ -392,7 +397,7 @@ async fn wait(
     rollout: bool,
     wait_for: Option<&WaitFor>,
 ) -> Result<Json, Diagnostic> {
-    let check = waits::check(rollout, wait_for);
+    let check = wait_for::check(rollout, wait_for);
     let last = Mutex::new(applied.clone());
     let seen = |live: Option<&Json>| match live {
         Some(object) => {
@@ -607,8 +612,8 @@ impl Resource for KubectlManifest {
     }
 
     async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
-        lifecycle::apply(&req, self.destroy(&req), async |diagnostics| {
-            self.write(&req, diagnostics).await
+        lifecycle::apply(&req, self.destroy(&req), async |seen, diagnostics| {
+            self.write(&req, seen, diagnostics).await
         })
         .await
     }

@@ -14,7 +14,7 @@ use plugin_runtime::{
 };
 use serde_json::Value as Json;
 
-use super::waits::{self, WaitFor, as_text, lookup};
+use super::wait_for::{self, WaitFor, as_text, lookup};
 use super::yaml;
 use crate::context::Context;
 use crate::identity::ObjectIdentity;
@@ -25,9 +25,9 @@ use crate::{locate, timeouts};
 const TYPE_NAME: &str = "kubectl_manifest";
 const DEFAULT_WAIT: Duration = Duration::from_secs(300);
 
-/// Why a read found nothing to give.
+/// Why a `kubectl_manifest` read (data source or ephemeral resource) found nothing to give.
 #[derive(Debug, thiserror::Error)]
-enum ReadError {
+enum KubectlManifestReadError {
     #[error("manifest not found: {0}")]
     NotFound(String),
     #[error("{object} did not exist within the wait timeout ({timeout:?})")]
@@ -40,11 +40,13 @@ enum ReadError {
     },
 }
 
-impl From<ReadError> for Diagnostic {
-    fn from(e: ReadError) -> Diagnostic {
+impl From<KubectlManifestReadError> for Diagnostic {
+    fn from(e: KubectlManifestReadError) -> Diagnostic {
         let at = match &e {
-            ReadError::NotFound(_) | ReadError::NeverThere { .. } => AttributePath::root("name"),
-            ReadError::NoPath { key, .. } => AttributePath::root("fields").key(key),
+            KubectlManifestReadError::NotFound(_) | KubectlManifestReadError::NeverThere { .. } => {
+                AttributePath::root("name")
+            }
+            KubectlManifestReadError::NoPath { key, .. } => AttributePath::root("fields").key(key),
         };
         Diagnostic::error("Cannot read kubectl_manifest", e.to_string()).at(at)
     }
@@ -113,7 +115,7 @@ async fn read(ctx: &Context, mut config: Value, timeout_name: &str) -> Result<Va
     let wait_for = WaitFor::of_read(&config).map_err(diag)?;
     let live = match &wait_for {
         Some(wait_for) => {
-            let check = waits::check(false, Some(wait_for));
+            let check = wait_for::check(false, Some(wait_for));
             let existed = std::sync::atomic::AtomicBool::new(false);
             let seen = |live: Option<&Json>| match live {
                 Some(o) => {
@@ -129,19 +131,19 @@ async fn read(ctx: &Context, mut config: Value, timeout_name: &str) -> Result<Va
                 Err(objects::WaitError::Timeout(_))
                     if !existed.load(std::sync::atomic::Ordering::Relaxed) =>
                 {
-                    return Err(diag(ReadError::NeverThere { object, timeout }));
+                    return Err(diag(KubectlManifestReadError::NeverThere { object, timeout }));
                 }
                 found => found.map_err(|e| diag(Diagnostic::from(e)))?,
             }
         }
         None => objects::get(&conn.client, &target).await.map_err(diag)?,
     }
-    .ok_or_else(|| diag(ReadError::NotFound(object.clone())))?;
+    .ok_or_else(|| diag(KubectlManifestReadError::NotFound(object.clone())))?;
     let mut results = Vec::new();
     for (key, path) in config.get("fields").entries().into_iter().flatten() {
         let path = path.as_str().unwrap_or_default();
         let value = lookup(&live, path).ok_or_else(|| {
-            diag(ReadError::NoPath {
+            diag(KubectlManifestReadError::NoPath {
                 key: key.to_string(),
                 path: path.to_string(),
                 object: object.clone(),

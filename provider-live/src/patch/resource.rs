@@ -161,7 +161,7 @@ impl Resource for PatchResource {
     }
 
     async fn apply(&self, req: ApplyRequest) -> ApplyResponse {
-        lifecycle::apply(&req, self.destroy(&req), async |_| self.write(&req).await).await
+        lifecycle::apply(&req, self.destroy(&req), async |_, _| self.write(&req).await).await
     }
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResponse, Diagnostics> {

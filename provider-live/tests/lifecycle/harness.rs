@@ -11,7 +11,7 @@ use plugin_runtime::{
     ReadRequest, Resource, Severity, Value,
 };
 use provider_live::LiveProvider;
-use provider_live::plan::conform;
+use provider_live::conform;
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -44,7 +44,7 @@ impl Harness {
         let kc = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
             .await
             .unwrap();
-        let client = kube_estate::https::client_builder(&kc).unwrap().build();
+        let client = kube_estate::client_builder(&kc).unwrap().build();
         Harness {
             _server: server,
             _dir: dir,

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use plugin_runtime::ProviderService;
 use plugin_runtime::proto::tfplugin6 as pb;
 use plugin_runtime::proto::tfplugin6::provider_server::Provider as _;
-use plugin_runtime::server::ProviderService;
 use provider_live::LiveProvider;
 use serde_json::{Map, Value, json};
 

@@ -1,7 +1,7 @@
 //! Which version of each recorded output a read returns: the one in force at `serial`, else
 //! the current one, checked against `min_serial` and `max_age`.
 
-use super::read_error::ReadError;
+use super::outputs_read_error::OutputsReadError;
 use crate::record::{RecordError, Recorded, Version, secret_name};
 use kube_estate::Estate;
 use plugin_runtime::Value;
@@ -36,11 +36,11 @@ pub(super) fn select(
     estate: &Estate,
     recorded: &[Recorded],
     now: time::OffsetDateTime,
-) -> Result<Vec<(String, Version)>, ReadError> {
+) -> Result<Vec<(String, Version)>, OutputsReadError> {
     let mut selected = Vec::new();
     for r in recorded {
         let version = match wanted.serial {
-            Some(serial) => r.at(serial).map_err(|kept| ReadError::SerialGone {
+            Some(serial) => r.at(serial).map_err(|kept| OutputsReadError::SerialGone {
                 estate: estate.clone(),
                 serial,
                 output: r.output.name.clone(),
@@ -59,7 +59,7 @@ pub(super) fn select(
         return Ok(selected);
     };
     if let Some(min_serial) = wanted.min_serial.filter(|min| newest.serial < *min) {
-        return Err(ReadError::BelowMinSerial {
+        return Err(OutputsReadError::BelowMinSerial {
             estate: estate.clone(),
             min_serial,
             newest,
@@ -79,7 +79,7 @@ pub(super) fn select(
         }
         if !stale.is_empty() {
             stale.sort_by_key(|(_, age, _)| std::cmp::Reverse(*age));
-            return Err(ReadError::TooOld {
+            return Err(OutputsReadError::TooOld {
                 estate: estate.clone(),
                 max_age: text.clone(),
                 stale,

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use estate_tools::docs;
 use provider_mirror::paths;
+use tools::docs;
 
 fn main() -> ExitCode {
     let check = std::env::args().skip(1).any(|a| a == "--check");

@@ -9,7 +9,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use estate_tools::fuzz::{DEFAULT_SEED, Fuzzer};
+use tools::fuzz::{DEFAULT_SEED, Fuzzer};
 
 const DEFAULT_INPUTS: u64 = 1_000_000;
 

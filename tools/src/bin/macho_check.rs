@@ -5,11 +5,11 @@
 //! ```
 //!
 //! Each FILE must be a Mach-O executable for ARCH (`arm64`, `x86_64`), signed when arm64, linking only the system's
-//! own libraries (`estate_tools::macho`). Prints what each is; exits 1 when one is not.
+//! own libraries (`tools::macho`). Prints what each is; exits 1 when one is not.
 
 use std::process::ExitCode;
 
-use estate_tools::macho::MachO;
+use tools::macho::MachO;
 
 fn check(arch: &str, file: &str) -> Result<String, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;

@@ -1,5 +1,5 @@
 //! `make registry`: serves the artifacts of `make release` as a provider registry and network
-//! mirror (see `estate_tools::registry`) until interrupted, and prints how to point the engine at it.
+//! mirror (see `tools::registry`) until interrupted, and prints how to point the engine at it.
 //!
 //! ```text
 //! registry [--dir DIR] [--listen ADDR:PORT] [--namespace NS] [--public-url URL]
@@ -10,8 +10,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use estate_tools::registry::{Options, Protocol, Registry, Tls};
 use provider_mirror::paths;
+use tools::registry::{Options, Protocol, Registry, Tls};
 
 fn parse() -> Result<Options, String> {
     let mut options = Options::local(&paths::dist_dir().join("release"));

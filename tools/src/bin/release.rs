@@ -1,4 +1,4 @@
-//! `make release`: the signed registry artifacts of both providers (see `estate_tools::release`).
+//! `make release`: the signed registry artifacts of both providers (see `tools::release`).
 //!
 //! ```text
 //! release [--out DIR] [--signing-key FILE] [--platforms "OS_ARCH ..."] [--binary TYPE:OS_ARCH:PATH]...
@@ -16,9 +16,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use estate_tools::release::platforms::Platform;
-use estate_tools::release::{self, Binary, ReleaseError};
 use provider_mirror::paths;
+use tools::release::platforms::Platform;
+use tools::release::{self, Binary, ReleaseError};
 
 struct Args {
     out: PathBuf,

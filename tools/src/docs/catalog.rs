@@ -2,7 +2,7 @@
 //! taken in-process from the provider libraries (the same values the plugins answer
 //! `GetProviderSchema` and `GetFunctions` with), so the docs cannot describe anything but what
 //! the built providers serve. A binary published under several addresses documents each of its
-//! types under one of them ([`owns`]): `kubectl_*` under `choudoufu/kubectl`, the rest under
+//! types under one of them (`owns`): `kubectl_*` under `choudoufu/kubectl`, the rest under
 //! `choudoufu/live`.
 
 use plugin_runtime::{Block, Provider, Schema, Signature};

@@ -151,7 +151,7 @@ pub fn check(target: Target, rng: &mut Rng, validators: &[Validator]) -> Result<
             let text = mutate::duration(rng);
             let parsed = plugin_runtime::duration::parse(&text);
             let resource = Value::object([("timeouts", Value::object([("create", Value::string(&text))]))]);
-            let reported = !provider_live::timeouts::validate(&resource).is_empty();
+            let reported = !provider_live::validate_timeouts(&resource).is_empty();
             if parsed.is_err() != reported {
                 return Err(format!("{text:?}: parse says {parsed:?}, validate disagrees"));
             }

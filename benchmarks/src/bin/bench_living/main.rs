@@ -15,7 +15,7 @@
 //! - Throttled ([`throttled`]): 300 objects against `--max-requests-inflight=5` with up to 4 s
 //!   (2 s on average) of latency on every request.
 //!
-//! Run: `cargo run --release -p estate-bench --bin bench_living` (add `-- 5` for 5 runs each,
+//! Run: `cargo run --release -p benchmarks --bin bench_living` (add `-- 5` for 5 runs each,
 //! `-- 5 neighbours` for the scenarios whose name holds `neighbours`).
 //! Without `../shared/realk8s` it says so and exits.
 

@@ -1,9 +1,9 @@
-//! Why another estate's outputs could not be read ([`ReadError`]: not recorded, refused,
+//! Why another estate's outputs could not be read ([`OutputsReadError`]: not recorded, refused,
 //! no longer at the pinned serial, older than the consumer accepts) and the diagnostic each
 //! reason becomes.
 
+use crate::rbac_refusal::RbacRefusal;
 use crate::record::{self, RecordError};
-use crate::refusal::Refusal;
 use kube_estate::{ApiError, Estate};
 use plugin_runtime::duration;
 use plugin_runtime::{AttributePath, Diagnostic};
@@ -11,13 +11,13 @@ use std::time::Duration;
 
 /// Why outputs could not be read.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum ReadError {
+pub(super) enum OutputsReadError {
     #[error(transparent)]
     Estate(#[from] kube_estate::EstateError),
     #[error("outputs of estate {estate} are not recorded")]
     NotRecorded { estate: Estate, missing: Vec<String> },
     #[error("refused")]
-    Refused(Box<Refusal>),
+    Refused(Box<RbacRefusal>),
     #[error(transparent)]
     Undecodable(#[from] RecordError),
     #[error(transparent)]
@@ -46,19 +46,19 @@ pub(super) enum ReadError {
     },
 }
 
-impl From<ApiError> for ReadError {
-    fn from(e: ApiError) -> ReadError {
-        ReadError::Api(Box::new(e))
+impl From<ApiError> for OutputsReadError {
+    fn from(e: ApiError) -> OutputsReadError {
+        OutputsReadError::Api(Box::new(e))
     }
 }
 
-impl From<ReadError> for Diagnostic {
-    fn from(err: ReadError) -> Diagnostic {
+impl From<OutputsReadError> for Diagnostic {
+    fn from(err: OutputsReadError) -> Diagnostic {
         match err {
-            ReadError::Estate(e) => {
+            OutputsReadError::Estate(e) => {
                 Diagnostic::error("Invalid estate", e.to_string()).at(AttributePath::root("estate"))
             }
-            ReadError::NotRecorded { estate, missing } => {
+            OutputsReadError::NotRecorded { estate, missing } => {
                 let namespace = estate.records_namespace();
                 let which = if missing.is_empty() {
                     format!(
@@ -85,10 +85,10 @@ impl From<ReadError> for Diagnostic {
                     ),
                 )
             }
-            ReadError::Refused(r) => (*r).into(),
-            ReadError::Undecodable(e) => e.into(),
-            ReadError::Api(e) => (*e).into(),
-            ReadError::SerialGone {
+            OutputsReadError::Refused(r) => (*r).into(),
+            OutputsReadError::Undecodable(e) => e.into(),
+            OutputsReadError::Api(e) => (*e).into(),
+            OutputsReadError::SerialGone {
                 estate,
                 serial,
                 output,
@@ -107,7 +107,7 @@ impl From<ReadError> for Diagnostic {
                 )
                 .at(AttributePath::root("serial"))
             }
-            ReadError::BelowMinSerial {
+            OutputsReadError::BelowMinSerial {
                 estate,
                 min_serial,
                 newest,
@@ -120,7 +120,7 @@ impl From<ReadError> for Diagnostic {
                 ),
             )
             .at(AttributePath::root("min_serial")),
-            ReadError::TooOld {
+            OutputsReadError::TooOld {
                 estate,
                 max_age,
                 stale,

@@ -238,13 +238,13 @@ fn check_defaults(
 }
 
 /// The `default` facts of every type: type to `(path, JSON value, source)`, but for those the
-/// provider does differently on purpose (`provider_live::facts::DIFFERENCES`).
+/// provider does differently on purpose (`provider_live::DIFFERENCES`).
 fn default_facts() -> BTreeMap<String, Vec<(String, String, String)>> {
     let path = acceptance::paths::workspace_root().join("provider-live/catalog/facts.tsv");
     let mut out: BTreeMap<String, Vec<(String, String, String)>> = BTreeMap::new();
     for line in fs::read_to_string(path).expect("facts.tsv").lines() {
         let cols: Vec<&str> = line.split('\t').collect();
-        let different = provider_live::facts::DIFFERENCES
+        let different = provider_live::DIFFERENCES
             .iter()
             .any(|(path, fact, _)| cols.get(1) == Some(path) && cols.get(2) == Some(fact));
         if cols.len() >= 5 && cols[2] == "default" && !different {

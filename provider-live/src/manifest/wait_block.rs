@@ -1,5 +1,6 @@
-//! The `wait` block (and hashicorp's older `wait_for`): after a write, hold the apply until
-//! the object has the field values, status conditions or finished rollout it names.
+//! `kubernetes_manifest`'s `wait` block (and hashicorp's older `wait_for` attribute): after a
+//! write, hold the apply until the object has the field values, status conditions or finished
+//! rollout it names.
 
 use plugin_runtime::{AttributePath, Diagnostic, Value};
 use regex::Regex;
@@ -8,8 +9,8 @@ use serde_json::Value as Json;
 use super::shape::{Step, parse_path};
 use super::single;
 
-/// The `wait` block: rollout, field patterns, status conditions.
-pub(super) struct Wait {
+/// The `wait` block and `wait_for` attribute, merged: rollout, field patterns, status conditions.
+pub(super) struct WaitBlock {
     rollout: bool,
     fields: Vec<(Vec<Step>, Regex)>,
     conditions: Vec<(String, Option<String>)>,
@@ -57,13 +58,13 @@ pub(super) fn validate_waits(config: &Value) -> Vec<Diagnostic> {
     out
 }
 
-impl Wait {
+impl WaitBlock {
     /// What a resource value waits for: its `wait` block and its `wait_for` attribute
     /// together (`None` when it has neither).
-    pub(super) fn of_resource(value: &Value) -> Option<Wait> {
+    pub(super) fn of_resource(value: &Value) -> Option<WaitBlock> {
         [single(value, "wait"), value.get("wait_for")]
             .into_iter()
-            .filter_map(Wait::of)
+            .filter_map(WaitBlock::of)
             .reduce(|mut all, wait| {
                 all.rollout |= wait.rollout;
                 all.fields.extend(wait.fields);
@@ -72,7 +73,7 @@ impl Wait {
             })
     }
 
-    pub(super) fn of(block: &Value) -> Option<Wait> {
+    pub(super) fn of(block: &Value) -> Option<WaitBlock> {
         if block.is_null() {
             return None;
         }
@@ -94,7 +95,7 @@ impl Wait {
                 ))
             })
             .collect();
-        Some(Wait {
+        Some(WaitBlock {
             rollout: block.get("rollout").as_bool().unwrap_or(false),
             fields,
             conditions,

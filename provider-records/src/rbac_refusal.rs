@@ -12,9 +12,9 @@ use crate::grants::Reader;
 
 pub const REFUSAL_SUMMARY: &str = "This estate may not read another estate's outputs";
 
-/// A read of `estate`'s outputs that the Kubernetes API refused.
+/// A read of `estate`'s outputs that the Kubernetes API refused: the reader has no RBAC grant.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Refusal {
+pub struct RbacRefusal {
     /// The estate reading (the provider block's estate).
     pub reader_estate: Estate,
     /// The estate whose outputs were asked for.
@@ -68,7 +68,7 @@ pub async fn identity(client: &kube::Client, message: &str) -> Option<Reader> {
     Some(identity_of(&username))
 }
 
-impl Refusal {
+impl RbacRefusal {
     fn who(&self) -> String {
         match &self.identity {
             Some(Reader::User(n)) => format!("User {n:?}"),
@@ -106,8 +106,8 @@ impl Refusal {
     }
 }
 
-impl From<Refusal> for Diagnostic {
-    fn from(r: Refusal) -> Diagnostic {
+impl From<RbacRefusal> for Diagnostic {
+    fn from(r: RbacRefusal) -> Diagnostic {
         let namespace = r.estate.records_namespace();
         let what = if r.verb == "list" {
             "list the Secrets".to_string()
@@ -192,8 +192,8 @@ mod tests {
     const MESSAGE: &str = "secrets \"output-gateway-host\" is forbidden: User \"app-planner\" cannot get \
                            resource \"secrets\" in API group \"\" in the namespace \"tofu-records-network\"";
 
-    fn refusal(verb: &str, identity: Option<Reader>) -> Refusal {
-        Refusal {
+    fn refusal(verb: &str, identity: Option<Reader>) -> RbacRefusal {
+        RbacRefusal {
             reader_estate: Estate::parse("app").unwrap(),
             estate: Estate::parse("network").unwrap(),
             identity,

@@ -139,7 +139,7 @@ async fn validate_provider_config_reports_the_attribute() {
 #[tokio::test]
 async fn a_plan_of_many_mebibytes_passes_through_the_plugin() {
     let plugin = start(ECHO).await;
-    let max = plugin_runtime::server::MAX_MESSAGE_SIZE;
+    let max = plugin_runtime::MAX_MESSAGE_SIZE;
     let mut client = provider_client(&plugin)
         .await
         .max_decoding_message_size(max)
@@ -342,8 +342,8 @@ async fn exits_when_the_parent_dies() {
         .arg(r#""$0" > /dev/null 2>&1 & echo $!; sleep 1"#)
         .arg(&echo)
         .env(
-            plugin_runtime::handshake::MAGIC_COOKIE_KEY,
-            plugin_runtime::handshake::MAGIC_COOKIE_VALUE,
+            plugin_runtime::MAGIC_COOKIE_KEY,
+            plugin_runtime::MAGIC_COOKIE_VALUE,
         )
         .env("TF_DISABLE_PLUGIN_TLS", "1")
         .output()
