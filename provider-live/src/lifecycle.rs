@@ -457,7 +457,10 @@ pub async fn apply(
     };
     let planned = PrivateState::decode(&req.planned_private);
     // A destroy needs no view of the object: unreadable private state only stops a write.
-    let default = timeouts::legacy_default(planned.as_ref().unwrap_or(&PrivateState::Empty), operation);
+    let default = planned
+        .as_ref()
+        .unwrap_or(&PrivateState::Empty)
+        .default_timeout(operation);
     let deadline = Instant::now() + timeouts::of(settings, operation, default);
     let mut diagnostics = Diagnostics::new();
     let outcome = retry::until(deadline, async {

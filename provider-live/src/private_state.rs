@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::create::Pending;
 use crate::ownership::FieldSet;
 use crate::seen::{DIGEST_LEN, Seen};
+use crate::timeouts;
 
 const ABSENT: &[u8] = b"absent";
 const SEEN_FORMAT: u8 = 1;
@@ -99,6 +100,17 @@ impl From<PrivateStateError> for Diagnostic {
 }
 
 impl PrivateState {
+    /// The timeout for `operation` where the `timeouts` block does not say: the one hashicorp's
+    /// SDK recorded when the state is still the one it wrote (its resources' own defaults), else
+    /// [`timeouts::DEFAULT`].
+    pub fn default_timeout(&self, operation: &str) -> Duration {
+        match self {
+            PrivateState::SdkV2(sdk) => sdk.timeouts.get(operation).copied(),
+            _ => None,
+        }
+        .unwrap_or(timeouts::DEFAULT)
+    }
+
     /// The private state in `bytes`, whichever version of this provider (or hashicorp's SDK)
     /// wrote them.
     pub fn decode(bytes: &[u8]) -> Result<PrivateState, PrivateStateError> {
@@ -197,6 +209,15 @@ fn sha256_of_hex(hex: &str) -> Option<[u8; 32]> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_hashicorp_states_private_timeouts_are_the_default() {
+        let private = br#"{"e2bfb730-ecaa-11e6-8f88-34363bc7c4c0":{"create":120000000000,"delete":600000000000},"schema_version":"1"}"#;
+        let private = PrivateState::decode(private).unwrap();
+        assert_eq!(private.default_timeout("create"), Duration::from_secs(120));
+        assert_eq!(private.default_timeout("update"), timeouts::DEFAULT);
+        assert_eq!(PrivateState::Absent.default_timeout("create"), timeouts::DEFAULT);
+    }
 
     fn fields() -> FieldSet {
         match json!({"f:data": {"f:key": {}}, "f:metadata": {"f:labels": {"f:tofu-estate": {}}}}) {

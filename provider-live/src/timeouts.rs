@@ -7,8 +7,6 @@ use kube_estate::ObjectRef;
 use plugin_runtime::duration::parse;
 use plugin_runtime::{Attribute, Block, Diagnostic, NestedBlock, Nesting, Type, Value};
 
-use crate::private_state::PrivateState;
-
 /// How long an operation waits when the `timeouts` block does not say: hashicorp's usual 10
 /// minutes.
 pub const DEFAULT: Duration = Duration::from_secs(600);
@@ -39,17 +37,6 @@ pub fn of(resource: &Value, operation: &str, default: Duration) -> Duration {
         .as_str()
         .and_then(|s| parse(s).ok())
         .unwrap_or(default)
-}
-
-/// The timeout for `operation` where the `timeouts` block does not say: the one hashicorp's
-/// SDK recorded in the instance's private state when the state is still the one it wrote
-/// (its resources' own defaults), else [`DEFAULT`].
-pub fn legacy_default(private: &PrivateState, operation: &str) -> Duration {
-    match private {
-        PrivateState::SdkV2(sdk) => sdk.timeouts.get(operation).copied(),
-        _ => None,
-    }
-    .unwrap_or(DEFAULT)
 }
 
 /// Errors for `timeouts` values that are not durations, at their attribute path.
@@ -131,15 +118,6 @@ mod tests {
             );
             assert_eq!(of(&r, "create", Duration::from_secs(7)), Duration::from_secs(7));
         }
-    }
-
-    #[test]
-    fn a_hashicorp_states_private_timeouts_are_the_default() {
-        let private = br#"{"e2bfb730-ecaa-11e6-8f88-34363bc7c4c0":{"create":120000000000,"delete":600000000000},"schema_version":"1"}"#;
-        let private = PrivateState::decode(private).unwrap();
-        assert_eq!(legacy_default(&private, "create"), Duration::from_secs(120));
-        assert_eq!(legacy_default(&private, "update"), DEFAULT);
-        assert_eq!(legacy_default(&PrivateState::Absent, "create"), DEFAULT);
     }
 
     #[test]
