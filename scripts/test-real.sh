@@ -94,11 +94,9 @@ fi
 selection=(-p acceptance -p tools)
 for t in "${tests[@]}"; do selection+=(--test "$t"); done
 status=0
-# Four suites at a time: on the real cluster they mostly wait (rollouts, deletions), a third of a
-# core each (1,532 s of suite time for 546 s of CPU), one more than on the test server. The
-# corpus first and alone (scripts/test.sh); a test that counts the API server's requests keeps the
-# other suites' commands out meanwhile (acceptance::requests).
-export TEST_JOBS="${TEST_JOBS:-4}"
+# Three suites at a time (they mostly wait on the cluster: about 40 % of a core each), the corpus
+# first and alone (scripts/test.sh); a test that counts the API server's requests keeps the other
+# suites' commands out meanwhile (acceptance::requests).
 scripts/test.sh "${selection[@]}" || status=$?
 echo "test-real: ${tests[*]} against the real control plane: $((SECONDS - started)) s in all"
 exit "$status"
