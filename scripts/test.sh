@@ -123,17 +123,16 @@ PY
 
 # Runs binary number $1 into its own log; the exit code goes beside it. Its wall and CPU time
 # (with every process it waited for: the engine, kubectl, in-process test servers) end the log,
-# so a run shows where the test time and the machine's CPU go.
-# Its wall seconds go to $i.took for target/test-times.tsv.
+# so a run shows where the test time and the machine's CPU go (and target/test-times.tsv takes
+# the wall time from that line).
 run_one() {
-    local i="$1" label="$2" folder="$3" exe="$4" args="$5" rc=0 began=$SECONDS
+    local i="$1" label="$2" folder="$3" exe="$4" args="$5" rc=0
     local TIMEFORMAT="     Took %1R s, CPU %1U s user + %1S s system"
     {
         echo "     Running $label"
         # shellcheck disable=SC2086 # the arguments are test names, split on purpose
         time { (cd "$folder" && "$exe" $args) </dev/null 2>&1 || rc=$?; }
     } >"$work/$i.log" 2>&1
-    echo "$((SECONDS - began))" >"$work/$i.took"
     echo "$rc" >"$work/$i.rc"
 }
 
@@ -169,8 +168,10 @@ wait
 
 # This run's times, for the next run's order (kept for what did not run this time).
 {
-    for ((i = 0; i < count; i++)); do printf '%s\t%s\n' "${keys[i]}" "$(cat "$work/$i.took")"; done
-    [[ -f "$times" ]] && cat "$times"
+    for ((i = 0; i < count; i++)); do
+        printf '%s\t%s\n' "${keys[i]}" "$(sed -n 's/^     Took \([0-9.]*\) s,.*/\1/p' "$work/$i.log")"
+    done
+    if [[ -f "$times" ]]; then cat "$times"; fi
 } | awk -F'\t' '!seen[$1]++' | sort >"$work/times" && mv "$work/times" "$times" || true
 
 # Doc-tests, unless the selection names single targets (cargo cannot mix those with --doc).
