@@ -155,9 +155,24 @@ impl<'a> Neighbours<'a> {
     }
 
     /// Both sides apply at the same time; their outputs.
+    ///
+    /// Each side saves its plan and waits for the other's before applying it, so both plans see
+    /// the cluster before either side created anything. Without that wait, a loaded machine can
+    /// start one side's plan after the other's creates, and that plan rightly adopts them.
     pub fn apply_both(&self) -> [EngineOutput; 2] {
+        let planned = std::sync::Barrier::new(2);
         std::thread::scope(|s| {
-            let runs = self.dirs.each_ref().map(|dir| s.spawn(|| apply(dir)));
+            let runs = self.dirs.each_ref().map(|dir| {
+                let planned = &planned;
+                s.spawn(move || {
+                    let plan = dir.run(&["plan", "-input=false", "-parallelism=10", "-out=both.tfplan"]);
+                    planned.wait();
+                    if !plan.success() {
+                        return plan;
+                    }
+                    dir.run(&["apply", "-input=false", "-parallelism=10", "both.tfplan"])
+                })
+            });
             runs.map(|r| r.join().expect("an apply"))
         })
     }
