@@ -1,5 +1,6 @@
 //! The real engine (Terraform or OpenTofu), run as a user runs it: installed providers come from
-//! the project's mirror through `dist/terraformrc`, never from `dev_overrides`.
+//! the project's mirror (unpacked, `dist/terraformrc-unpacked`, unless [`Engine::from_archives`]),
+//! never from `dev_overrides`.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -236,6 +237,13 @@ impl Engine {
     pub fn env(mut self, key: &str, val: &str) -> Engine {
         self.envs.push((key.to_string(), val.to_string()));
         self
+    }
+
+    /// Installs the providers from the mirror's archives (`dist/terraformrc`), as users do,
+    /// instead of the unpacked layout the tests use otherwise.
+    pub fn from_archives(self) -> Engine {
+        let config = mirror::archives();
+        self.env("TF_CLI_CONFIG_FILE", &config.to_string_lossy())
     }
 
     /// How long one run may take before it is killed (default 300 s).

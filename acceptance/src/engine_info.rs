@@ -1,12 +1,15 @@
-//! Which engine the tests run ([`paths::engine`]: `ENGINE=...`), asked once per test process.
+//! Which engine the tests run ([`paths::engine`]: `ENGINE=...`), asked once per build of it and
+//! remembered in the target folder.
 //! The tests themselves never look: they run the same commands whichever engine it is. Only
 //! tests of a feature that one engine lacks ask [`skip_without`], which prints why they skip,
 //! and tests of OpenTofu's own behaviour ask for [`opentofu`].
 
+use std::hash::{Hash, Hasher};
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+use std::time::UNIX_EPOCH;
 
 use crate::{mirror, paths};
 
@@ -49,9 +52,27 @@ impl EngineInfo {
         format!("{product} v{}", self.version)
     }
 
+    /// What `program` is: [`EngineInfo::ask`]ed once per build of it, then remembered in the
+    /// target folder, since every test process asks and each answer costs two engine runs.
+    pub fn of(program: PathBuf) -> EngineInfo {
+        let record = remembered(&program);
+        if let Some((product, version)) = record.as_ref().and_then(|(path, key)| recall(path, key)) {
+            return EngineInfo {
+                program,
+                product,
+                version,
+            };
+        }
+        let info = EngineInfo::ask(program);
+        if let Some((path, key)) = record {
+            remember(&path, &key, &info);
+        }
+        info
+    }
+
     /// Asks `program` what it is: `version -json` for the version (OpenTofu's names it
     /// `terraform_version` too), `version` for the product, which its first line names.
-    pub fn of(program: PathBuf) -> EngineInfo {
+    fn ask(program: PathBuf) -> EngineInfo {
         let run = |args: &[&str]| {
             let output = Command::new(&program)
                 .args(args)
@@ -80,6 +101,51 @@ impl EngineInfo {
             product,
             version,
         }
+    }
+}
+
+/// Where the answer about `program` is remembered, and what identifies that build of it: its
+/// path, size and modification time (`make setup` or a new engine rewrites the file). `None`
+/// when the program cannot be looked at; it is then asked.
+fn remembered(program: &Path) -> Option<(PathBuf, String)> {
+    let meta = std::fs::metadata(program).ok()?;
+    let modified = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_nanos();
+    let key = format!("{}\t{}\t{modified}", program.display(), meta.len());
+    let mut hasher = std::hash::DefaultHasher::new();
+    key.hash(&mut hasher);
+    let path = paths::target_dir()
+        .join("engine-info")
+        .join(format!("{:016x}", hasher.finish()));
+    Some((path, key))
+}
+
+fn recall(path: &Path, key: &str) -> Option<(Product, String)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    if lines.next()? != key {
+        return None;
+    }
+    let product = match lines.next()? {
+        "terraform" => Product::Terraform,
+        "opentofu" => Product::OpenTofu,
+        _ => return None,
+    };
+    Some((product, lines.next()?.to_string()))
+}
+
+/// Best effort: a test process that cannot write the record asks again next time.
+fn remember(path: &Path, key: &str, info: &EngineInfo) {
+    let product = match info.product {
+        Product::Terraform => "terraform",
+        Product::OpenTofu => "opentofu",
+    };
+    let Some(folder) = path.parent() else { return };
+    if std::fs::create_dir_all(folder).is_err() {
+        return;
+    }
+    let tmp = folder.join(format!(".{}.tmp", std::process::id()));
+    if std::fs::write(&tmp, format!("{key}\n{product}\n{}\n", info.version)).is_ok() {
+        let _ = std::fs::rename(&tmp, path);
     }
 }
 

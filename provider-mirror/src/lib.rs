@@ -15,6 +15,7 @@
 mod lock;
 mod packed_from;
 pub mod paths;
+mod unpacked;
 
 use std::fs;
 use std::io::{self, Write};
@@ -130,7 +131,8 @@ pub fn provider_dir(mirror: &Path, host: &str, type_name: &str) -> PathBuf {
 /// published as, and writes `dist/terraformrc` and the lock file of the packages,
 /// `dist/providers.lock.hcl` (`lock.rs`). Archives are byte-for-byte reproducible (fixed
 /// timestamps), and every file is replaced atomically, so concurrent runs and readers never see
-/// a half-written file.
+/// a half-written file. The same binaries are also laid out unpacked, for the tests
+/// (`dist/unpacked`, `dist/terraformrc-unpacked`: `unpacked.rs`).
 ///
 /// Packing the same binaries into the same `dist` again does nothing (`packed_from`).
 pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
@@ -142,6 +144,7 @@ pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
             outputs.push(archive_path(&mirror, host, address.type_name)?);
         }
     }
+    outputs.extend(unpacked::outputs(dist)?);
     if packed_from::is_current(dist, &inputs, &outputs) {
         return Ok(());
     }
@@ -169,13 +172,14 @@ pub fn package(release_dir: &Path, dist: &Path) -> Result<(), MirrorError> {
         let zh = format!("zh:{:x}", Sha256::digest(&bytes));
         locked.push((type_name, vec![archive_h1(&archive)?, zh]));
     }
+    unpacked::lay_out(release_dir, dist)?;
     write_atomic(&dist.join(LOCK_FILE), lock::lock_file(&locked).as_bytes())?;
     write_atomic(&dist.join("terraformrc"), cli_config(&mirror).as_bytes())?;
     write_atomic(&packed_from::record_path(dist), inputs.as_bytes())
 }
 
-/// The CLI configuration: the project's providers come only from the mirror, whichever
-/// engine reads it.
+/// The CLI configuration: the project's providers come only from `mirror` (packed or
+/// unpacked), whichever engine reads it.
 fn cli_config(mirror: &Path) -> String {
     let include = included();
     format!(
@@ -323,6 +327,29 @@ mod tests {
             assert!(lock.contains(&zh), "{zh} not in:\n{lock}");
             assert!(lock.contains(&archive_h1(&archive).expect("its h1")), "{lock}");
         }
+        // The unpacked layout: each address's binary under its own name, for every host, and a
+        // CLI configuration naming that folder.
+        for host in HOSTS {
+            for address in PROVIDERS {
+                let path =
+                    unpacked::executable_path(dist.path(), host, address.type_name).expect("a platform");
+                let content = fs::read_to_string(&path).expect("the unpacked executable");
+                assert_eq!(
+                    content,
+                    format!("the {} binary", address.binary),
+                    "{}",
+                    path.display()
+                );
+            }
+        }
+        let unpacked_config =
+            fs::read_to_string(dist.path().join("terraformrc-unpacked")).expect("its CLI configuration");
+        let folder = dist.path().join("unpacked");
+        assert!(
+            unpacked_config.contains(&format!("\"{}\"", folder.display())),
+            "{unpacked_config}"
+        );
+        assert!(unpacked_config.contains(&included()), "{unpacked_config}");
     }
 
     /// The same binaries are not packed twice; a rebuilt one is.

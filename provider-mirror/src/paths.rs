@@ -22,6 +22,12 @@ pub fn cli_config() -> PathBuf {
     dist_dir().join("terraformrc")
 }
 
+/// The CLI configuration that installs the same providers from their unpacked layout, without
+/// inflating them at every `init` (the acceptance tests' default: `unpacked.rs`).
+pub fn unpacked_cli_config() -> PathBuf {
+    crate::unpacked::config_path(&dist_dir())
+}
+
 /// The cargo target folder: `CARGO_TARGET_DIR` when set (relative to the root), else `target`.
 pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {

@@ -1,5 +1,6 @@
 //! Installation with the real engine, as a user does it: `terraform init` installs both providers
-//! from the project's filesystem mirror (hashes recorded in the lock file, no dev_overrides),
+//! from the archives of the project's filesystem mirror (hashes recorded in the lock file, no
+//! dev_overrides; the other suites install the same binaries from the unpacked layout),
 //! `validate` and `providers schema -json` see both providers' schemas, and a bad `estate` fails
 //! `validate` with an error pointing at that attribute. provider-live's second address,
 //! `choudoufu/kubectl`, installs beside `choudoufu/live` without a warning and takes the kubectl
@@ -30,7 +31,7 @@ fn workdir_with_estate(estate: &str) -> tempfile::TempDir {
 }
 
 fn initialised(dir: &Path) -> Engine {
-    let engine = Engine::new(dir);
+    let engine = Engine::new(dir).from_archives();
     let init = engine.init();
     assert!(init.success(), "init failed:\n{init}");
     engine
@@ -48,7 +49,7 @@ fn lock_block<'a>(lock: &'a str, address: &str) -> &'a str {
 #[test]
 fn init_installs_both_providers_from_the_mirror_and_locks_their_hashes() {
     let dir = workdir_with_estate("example");
-    let engine = Engine::new(dir.path());
+    let engine = Engine::new(dir.path()).from_archives();
     let init = engine.init();
     assert!(init.success(), "init failed:\n{init}");
     let out = init.combined();
@@ -129,7 +130,7 @@ fn the_kubectl_address_installs_beside_live_and_takes_the_kubectl_providers_bloc
     );
     let dir = tempfile::tempdir().expect("temporary working directory");
     fs::write(dir.path().join("main.tf"), main).expect("write main.tf");
-    let engine = Engine::new(dir.path());
+    let engine = Engine::new(dir.path()).from_archives();
     let init = engine.init();
     assert!(init.success(), "init failed:\n{init}");
     assert_eq!(warnings(&init), Vec::<String>::new(), "init warned:\n{init}");
