@@ -82,9 +82,60 @@ impl Type {
         }
     }
 
-    /// Serialized cty type JSON, as schemas and dynamic values carry it.
+    /// Serialized cty type JSON, as schemas and dynamic values carry it: the bytes
+    /// `serde_json::to_vec(&self.to_json())` gives, written directly (a schema holds thousands).
     pub fn to_json_bytes(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.to_json()).expect("type JSON always serializes")
+        let mut out = Vec::with_capacity(16);
+        self.write_json(&mut out);
+        out
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let composite = |out: &mut Vec<u8>, kind: &str| {
+            out.extend_from_slice(b"[\"");
+            out.extend_from_slice(kind.as_bytes());
+            out.extend_from_slice(b"\",");
+        };
+        match self {
+            Type::String => out.extend_from_slice(b"\"string\""),
+            Type::Number => out.extend_from_slice(b"\"number\""),
+            Type::Bool => out.extend_from_slice(b"\"bool\""),
+            Type::Dynamic => out.extend_from_slice(b"\"dynamic\""),
+            Type::List(e) | Type::Set(e) | Type::Map(e) => {
+                let kind = match self {
+                    Type::List(_) => "list",
+                    Type::Set(_) => "set",
+                    _ => "map",
+                };
+                composite(out, kind);
+                e.write_json(out);
+                out.push(b']');
+            }
+            Type::Object(attrs) => {
+                composite(out, "object");
+                out.push(b'{');
+                for (i, (name, t)) in attrs.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    serde_json::to_writer(&mut *out, name).expect("a string serializes");
+                    out.push(b':');
+                    t.write_json(out);
+                }
+                out.extend_from_slice(b"}]");
+            }
+            Type::Tuple(elems) => {
+                composite(out, "tuple");
+                out.push(b'[');
+                for (i, t) in elems.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    t.write_json(out);
+                }
+                out.extend_from_slice(b"]]");
+            }
+        }
     }
 
     /// Parses cty type JSON. Optional-attribute markers (a third element of an object
@@ -132,5 +183,37 @@ impl Type {
         let value: serde_json::Value = serde_json::from_slice(bytes)
             .map_err(|_| TypeError(String::from_utf8_lossy(bytes).into_owned()))?;
         Type::from_json(&value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::Type;
+
+    /// The direct writer gives the bytes serde_json gives for the same JSON, names escaped.
+    #[test]
+    fn type_json_bytes_are_serde_jsons() {
+        let object = Type::Object(BTreeMap::from([
+            ("b \"quoted\"".to_string(), Type::list(Type::Number)),
+            ("a".to_string(), Type::map(Type::set(Type::Bool))),
+            ("é\n".to_string(), Type::Tuple(vec![Type::String, Type::Dynamic])),
+        ]));
+        for t in [
+            Type::String,
+            Type::Dynamic,
+            Type::list(object.clone()),
+            Type::Tuple(vec![]),
+            Type::Object(BTreeMap::new()),
+            object,
+        ] {
+            let expected = serde_json::to_vec(&t.to_json()).expect("serializes");
+            assert_eq!(
+                String::from_utf8(t.to_json_bytes()).expect("UTF-8"),
+                String::from_utf8(expected).expect("UTF-8")
+            );
+            assert_eq!(Type::from_json_bytes(&t.to_json_bytes()).expect("parses back"), t);
+        }
     }
 }

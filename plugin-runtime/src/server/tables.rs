@@ -18,8 +18,13 @@ use crate::types::Type;
 /// used. The engine starts a plugin process for each phase of a command, and most of them
 /// serve one or two types: building all of provider-live's schemas before the handshake took
 /// 16 ms of every start, and only the process that answers GetProviderSchema needs them all.
+/// The two are built apart: the process that answers GetProviderSchema needs every schema and
+/// no value type.
 #[derive(Default)]
-pub(super) struct Described(OnceLock<(Schema, Type)>);
+pub(super) struct Described {
+    schema: OnceLock<Schema>,
+    value_type: OnceLock<Type>,
+}
 
 /// An entry of one of the service's type tables: how to build its schema, and the cell that
 /// keeps it.
@@ -28,19 +33,13 @@ pub(super) trait Typed {
     fn build_schema(&self) -> Schema;
 
     fn schema(&self) -> &Schema {
-        &self.built().0
+        self.described().schema.get_or_init(|| self.build_schema())
     }
 
     fn value_type(&self) -> &Type {
-        &self.built().1
-    }
-
-    fn built(&self) -> &(Schema, Type) {
-        self.described().0.get_or_init(|| {
-            let schema = self.build_schema();
-            let value_type = schema.value_type();
-            (schema, value_type)
-        })
+        self.described()
+            .value_type
+            .get_or_init(|| self.schema().value_type())
     }
 }
 

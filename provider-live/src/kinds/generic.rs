@@ -1,8 +1,6 @@
 //! Every type of the kind catalog as a [`Kind`]: its field table converts the object, and the
 //! behaviour of its Kubernetes kind (waits, immutable fields) comes from [`crate::behaviour`].
 
-use std::sync::OnceLock;
-
 use plugin_runtime::{AttributePath, Block, Diagnostic, Diagnostics, Value};
 use serde_json::{Map, Value as Json};
 
@@ -16,17 +14,11 @@ use crate::timeouts;
 pub struct CatalogKind {
     entry: &'static Entry,
     behaviour: Box<dyn Behaviour>,
-    /// The schema block, built once: plans ask for it on every call.
-    block: OnceLock<Block>,
 }
 
 impl CatalogKind {
     pub fn new(entry: &'static Entry, behaviour: Box<dyn Behaviour>) -> CatalogKind {
-        CatalogKind {
-            entry,
-            behaviour,
-            block: OnceLock::new(),
-        }
+        CatalogKind { entry, behaviour }
     }
 }
 
@@ -35,17 +27,15 @@ impl Kind for CatalogKind {
         &self.entry.info
     }
 
+    /// Built afresh: the resources wrapping the kind keep their schemas (one copy fewer of
+    /// every type's block in the process that answers GetProviderSchema).
     fn block(&self) -> Block {
-        self.block
-            .get_or_init(|| {
-                let block = fields::block(self.entry.fields(), self.entry.info.description);
-                if self.entry.timeouts.is_empty() {
-                    block
-                } else {
-                    block.block(timeouts::block(&self.entry.timeouts))
-                }
-            })
-            .clone()
+        let block = fields::block(self.entry.fields(), self.entry.info.description);
+        if self.entry.timeouts.is_empty() {
+            block
+        } else {
+            block.block(timeouts::block(&self.entry.timeouts))
+        }
     }
 
     fn to_object(&self, value: &Value) -> Result<Map<String, Json>, Diagnostics> {
