@@ -10,13 +10,15 @@
 # ends. The acceptance suites are one binary (one link), run as one process per suite (its
 # module), so each suite's time shows; the slowest start first (their times from the last run,
 # kept in target/test-times.tsv, else SLOW_FIRST below).
-# Integration tests or suites named in TEST_ALONE run first, each with nothing beside it. On a
-# real cluster (`KUBECONFIG` set, as in `make test-real`) that is `corpus` unless said otherwise:
-# the suites share the cluster, and the corpus's admission webhooks and APIService, which no
-# server backs, hold up the other suites' namespace deletions while they exist.
+# Integration tests, suites or single tests of a suite (`suite::test`) named in TEST_ALONE run
+# first, each with nothing beside it. On a real cluster (`KUBECONFIG` set, as in
+# `make test-real`) that is the corpus's life of its cluster-wide hooks unless said otherwise:
+# the suites share the cluster, and its admission webhooks and APIService, which no server
+# backs, hold up the other suites' namespace deletions while they exist. The rest of the corpus
+# runs beside the other suites.
 set -euo pipefail
 if [[ -z "${TEST_ALONE+set}" && -n "${KUBECONFIG:-}" ]]; then
-    export TEST_ALONE=corpus
+    export TEST_ALONE=corpus::the_cluster_wide_hooks_apply_plan_empty_import_recreate_update_and_destroy
 fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -109,9 +111,12 @@ for line in open(sys.argv[1]):
         for entry in listed.splitlines():
             name = entry.rpartition(": ")[0]
             if name:
-                modules.setdefault(name.split("::")[0], []).append(name)
-        units = [(f"{os.path.dirname(src)}/{m}.rs", m, "--exact " + " ".join(names))
-                 for m, names in sorted(modules.items()) if not chosen or m in chosen]
+                # A test named alone is a unit of its own.
+                module = name if name in alone else name.split("::")[0]
+                modules.setdefault(module, []).append(name)
+        units = [(f"{os.path.dirname(src)}/{m.split('::')[0]}.rs{m[len(m.split('::')[0]):]}", m,
+                  "--exact " + " ".join(names))
+                 for m, names in sorted(modules.items()) if not chosen or m.split("::")[0] in chosen]
     for label, name, args in units:
         key = f"{os.path.relpath(folder)}/{label}"
         solo = test and name in alone

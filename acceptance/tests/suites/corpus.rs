@@ -1,7 +1,7 @@
 //! The drop-in corpus (`acceptance/corpus/`): one configuration per hashicorp/kubernetes
 //! resource type, written the way hashicorp's documentation writes it, with the nested blocks
 //! real configurations use. All of them, each as a module, go through one life with the real
-//! engine: apply, an empty plan, an import of every object whose state equals the state it
+//! engine (two lives: the cluster-wide hooks apart, [`CLUSTER_WIDE`]): apply, an empty plan, an import of every object whose state equals the state it
 //! replaces, an out-of-band delete of each file's own object that the next plan creates again,
 //! an in-place update of each, and destroy, after which none is left. Every object carries the
 //! estate label, and the label never shows in a plan.
@@ -121,12 +121,37 @@ fn renamed(body: &str, type_name: &str) -> Option<String> {
     None
 }
 
+/// The types whose objects act on the whole cluster while they exist: an APIService no server
+/// backs (namespace deletions wait on its discovery) and admission webhooks without a service.
+/// On a shared cluster they go through their life alone (`scripts/test.sh`'s `TEST_ALONE`),
+/// and the rest of the corpus beside the other suites.
+const CLUSTER_WIDE: [&str; 3] = [
+    "kubernetes_api_service",
+    "kubernetes_mutating_webhook_configuration",
+    "kubernetes_validating_webhook_configuration",
+];
+
+fn cluster_wide(module: &Module) -> bool {
+    CLUSTER_WIDE.contains(&module.type_name.trim_end_matches("_v1"))
+}
+
 #[test]
 fn the_corpus_applies_plans_empty_imports_recreates_updates_and_destroys() {
+    one_life(|m| !cluster_wide(m));
+}
+
+#[test]
+fn the_cluster_wide_hooks_apply_plan_empty_import_recreate_update_and_destroy() {
+    one_life(cluster_wide);
+}
+
+/// The corpus's modules that `chosen` keeps, through the life the file's header tells.
+fn one_life(chosen: fn(&Module) -> bool) {
     let cluster = Cluster::start();
     let run = unique_name("r").trim_start_matches("r-").to_string();
     let estate = format!("corpus-{run}");
-    let modules = modules(&run);
+    let modules: Vec<Module> = modules(&run).into_iter().filter(chosen).collect();
+    assert!(!modules.is_empty(), "no module of the corpus chosen");
     let work = LiveDir::new(&estate, cluster.kubeconfig());
     let config = write_modules(work.path(), &modules);
     work.write(&config);
