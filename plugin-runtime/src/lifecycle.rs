@@ -50,6 +50,7 @@ pub fn serve(provider: impl Provider) -> ! {
 
 /// [`serve`] past the one generic step, so that the server is compiled in this crate once.
 fn serve_shared(provider: Arc<dyn Provider>) -> ! {
+    pad_heap_growth();
     let code = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => {
             let code = runtime.block_on(serve_async_shared(provider));
@@ -60,6 +61,18 @@ fn serve_shared(provider: Arc<dyn Provider>) -> ! {
         Err(e) => report(&ServeError::Runtime(e)),
     };
     std::process::exit(code)
+}
+
+/// glibc grows a worker thread's heap a page at a time by default: the process that answers
+/// GetProviderSchema made about 3,300 `mprotect` calls building provider-live's schemas, and 110
+/// with 16 MiB of padding, for less CPU and the same resident memory (the padding is address
+/// space, touched only when used).
+fn pad_heap_growth() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; it is called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, 16 << 20);
+    }
 }
 
 /// Runs `provider` as a plugin inside an existing tokio runtime and returns the exit
