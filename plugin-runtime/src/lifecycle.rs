@@ -104,13 +104,14 @@ async fn run(provider: Arc<dyn Provider>) -> Result<(), ServeError> {
     let (network, address) = listener.address().map_err(ServeError::Listen)?;
 
     let shutdown = ShutdownSignal::new();
+    let service = Arc::new(server::ProviderService::new(provider));
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter
         .set_service_status("plugin", ServingStatus::Serving)
         .await;
     let router = tonic::transport::Server::builder()
         .add_service(health_service)
-        .add_service(server::grpc_service(provider))
+        .add_service(server::grpc_service(Arc::clone(&service)))
         .add_service(go_pb::grpc_controller_server::GrpcControllerServer::new(
             Controller(shutdown.clone()),
         ))
@@ -148,6 +149,9 @@ async fn run(provider: Arc<dyn Provider>) -> Result<(), ServeError> {
         Ok(Err(join_error)) => tracing::warn!(error = %join_error, "the gRPC server task failed"),
         Err(_) => tracing::debug!("in-flight calls did not finish before exit"),
     }
+    // The process exits next: freeing every schema and table the service built would only
+    // cost time (in the process that answered GetProviderSchema, every type's schema).
+    std::mem::forget(service);
     Ok(())
 }
 

@@ -50,9 +50,9 @@ type RpcResult<T> = Result<Response<T>, Status>;
 /// beyond tonic's default 4 MiB. 256 MiB is what terraform-plugin-go's servers allow.
 pub const MAX_MESSAGE_SIZE: usize = 256 << 20;
 
-/// The tfplugin6 gRPC service for `provider`, with [`MAX_MESSAGE_SIZE`] both ways.
-pub fn grpc_service(provider: Arc<dyn Provider>) -> pb::provider_server::ProviderServer<ProviderService> {
-    pb::provider_server::ProviderServer::new(ProviderService::new(provider))
+/// The tfplugin6 gRPC service over `service`, with [`MAX_MESSAGE_SIZE`] both ways.
+pub fn grpc_service(service: Arc<ProviderService>) -> pb::provider_server::ProviderServer<ProviderService> {
+    pb::provider_server::ProviderServer::from_arc(service)
         .max_decoding_message_size(MAX_MESSAGE_SIZE)
         .max_encoding_message_size(MAX_MESSAGE_SIZE)
 }
