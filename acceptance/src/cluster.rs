@@ -5,10 +5,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use kube_test_server::{Options, TestServer};
 
+use crate::api_reads::ApiReads;
 use crate::engine::{EngineOutput, run_command};
 use crate::paths;
 use crate::requests::{self, RequestCounts};
@@ -32,6 +34,8 @@ pub struct Cluster {
     kubeconfig: PathBuf,
     /// Holds the kubeconfig files written for the test server.
     dir: tempfile::TempDir,
+    /// [`Cluster::get_json`]'s reads, as the admin, made on first use.
+    reads: OnceLock<ApiReads>,
 }
 
 impl Cluster {
@@ -45,6 +49,7 @@ impl Cluster {
                 server: None,
                 kubeconfig: PathBuf::from(path),
                 dir,
+                reads: OnceLock::new(),
             },
             _ => {
                 let users = TEST_USERS
@@ -70,6 +75,7 @@ impl Cluster {
                     server: Some(server),
                     kubeconfig,
                     dir,
+                    reads: OnceLock::new(),
                 }
             }
         }
@@ -82,6 +88,7 @@ impl Cluster {
             server: None,
             kubeconfig: kubeconfig.to_path_buf(),
             dir: tempfile::tempdir().expect("a temporary folder for kubeconfigs"),
+            reads: OnceLock::new(),
         }
     }
 
@@ -94,8 +101,15 @@ impl Cluster {
     /// server's URL, its CA certificate (PEM) and the admin's bearer token, read from the
     /// current context of the admin kubeconfig.
     pub fn credentials(&self) -> Credentials {
-        let text = std::fs::read_to_string(&self.kubeconfig).expect("the admin kubeconfig");
-        let config: serde_json::Value = serde_yaml::from_str(&text).expect("a kubeconfig");
+        self.try_credentials()
+            .expect("the admin kubeconfig names a server, its CA certificate and a bearer token")
+    }
+
+    /// [`Cluster::credentials`], `None` when the kubeconfig does not hold them in that form
+    /// (client certificates, an exec plugin).
+    fn try_credentials(&self) -> Option<Credentials> {
+        let text = std::fs::read_to_string(&self.kubeconfig).ok()?;
+        let config: serde_json::Value = serde_yaml::from_str(&text).ok()?;
         let named = |list: &str, name: &serde_json::Value| {
             config[list]
                 .as_array()
@@ -111,19 +125,16 @@ impl Cluster {
         let ca_pem = match cluster["certificate-authority-data"].as_str() {
             Some(data) => {
                 use base64::Engine as _;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(data)
-                    .expect("base64 CA data");
-                String::from_utf8(bytes).expect("a PEM CA certificate")
+                let bytes = base64::engine::general_purpose::STANDARD.decode(data).ok()?;
+                String::from_utf8(bytes).ok()?
             }
-            None => std::fs::read_to_string(cluster["certificate-authority"].as_str().unwrap_or_default())
-                .expect("the kubeconfig's CA file"),
+            None => std::fs::read_to_string(cluster["certificate-authority"].as_str()?).ok()?,
         };
-        Credentials {
-            server: cluster["server"].as_str().unwrap_or_default().to_string(),
+        Some(Credentials {
+            server: cluster["server"].as_str()?.to_string(),
             ca_pem,
-            token: user["token"].as_str().expect("a bearer token").to_string(),
-        }
+            token: user["token"].as_str()?.to_string(),
+        })
     }
 
     /// A kubeconfig whose identity is `user`. On a real cluster a kubeconfig cannot impersonate,
@@ -172,8 +183,19 @@ impl Cluster {
         self.kubectl_with(&self.kubeconfig_for(user), args)
     }
 
-    /// `kubectl get <args> -o json`, parsed; panics when kubectl fails.
+    /// `kubectl get <args> -o json`, parsed; panics when kubectl fails. The plain forms are read
+    /// from the API server directly, as kubectl would ([`crate::api_reads`]), without the cost
+    /// of starting kubectl; the others run it.
     pub fn get_json(&self, args: &[&str]) -> serde_json::Value {
+        let reads = self.reads.get_or_init(|| ApiReads::new(self.try_credentials()));
+        let read = {
+            // Not while another test counts the requests it makes (see `requests`).
+            let _traffic = requests::shared();
+            reads.get_json(args)
+        };
+        if let Ok(value) = read {
+            return value;
+        }
         let mut all = vec!["get"];
         all.extend_from_slice(args);
         all.extend_from_slice(&["-o", "json"]);
