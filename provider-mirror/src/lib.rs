@@ -352,6 +352,47 @@ mod tests {
         assert!(unpacked_config.contains(&included()), "{unpacked_config}");
     }
 
+    /// Laying the unpacked layout out again over the same binaries (as test processes that
+    /// repack at once do) leaves each package folder with its one executable: the engine hashes
+    /// every file in it.
+    #[test]
+    fn the_unpacked_layout_laid_out_twice_holds_only_the_executables() {
+        let release = tempfile::tempdir().expect("a release folder");
+        for binary in ["live", "records"] {
+            fs::write(
+                release.path().join(format!("terraform-provider-{binary}")),
+                binary,
+            )
+            .expect("write a binary");
+        }
+        let dist = tempfile::tempdir().expect("a dist folder");
+        unpacked::lay_out(release.path(), dist.path()).expect("lay out");
+        unpacked::lay_out(release.path(), dist.path()).expect("lay out again");
+        for host in HOSTS {
+            for address in PROVIDERS {
+                let path =
+                    unpacked::executable_path(dist.path(), host, address.type_name).expect("a platform");
+                let folder = path.parent().expect("its package folder");
+                let files: Vec<_> = fs::read_dir(folder)
+                    .expect("the package folder")
+                    .map(|e| e.expect("an entry").file_name())
+                    .collect();
+                assert_eq!(
+                    files,
+                    [path.file_name().expect("a file name")],
+                    "{}",
+                    folder.display()
+                );
+            }
+        }
+        let left: Vec<_> = fs::read_dir(dist.path().join("unpacked"))
+            .expect("the layout")
+            .map(|e| e.expect("an entry").file_name())
+            .filter(|name| name.to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "temporary links left: {left:?}");
+    }
+
     /// The same binaries are not packed twice; a rebuilt one is.
     #[test]
     fn packing_again_is_skipped_until_a_binary_changes() {

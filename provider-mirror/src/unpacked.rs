@@ -55,13 +55,21 @@ pub(crate) fn lay_out(release_dir: &Path, dist: &Path) -> Result<(), MirrorError
             let path = executable_path(dist, host, address.type_name)?;
             let folder = path.parent().unwrap_or(dist);
             fs::create_dir_all(folder).map_err(io_err(folder))?;
-            let tmp = folder.join(format!(".{}.tmp", std::process::id()));
+            // Beside the package folders, never in one: the engine hashes every file of a
+            // package folder into its `h1:`.
+            let tmp = dir(dist).join(format!(
+                ".{}-{host}-{}.tmp",
+                std::process::id(),
+                address.type_name
+            ));
             let _ = fs::remove_file(&tmp);
             // A hard link costs nothing; a copy where links cannot be made (another device).
             if fs::hard_link(&binary, &tmp).is_err() {
                 fs::copy(&binary, &tmp).map_err(io_err(&binary))?;
             }
             fs::rename(&tmp, &path).map_err(io_err(&path))?;
+            // Renaming a link onto a link to the same file does nothing and leaves the source.
+            let _ = fs::remove_file(&tmp);
         }
     }
     crate::write_atomic(&config_path(dist), cli_config(&dir(dist)).as_bytes())
