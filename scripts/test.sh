@@ -114,9 +114,12 @@ for line in open(sys.argv[1]):
                 # A test named alone is a unit of its own.
                 module = name if name in alone else name.split("::")[0]
                 modules.setdefault(module, []).append(name)
-        units = [(f"{os.path.dirname(src)}/{m.split('::')[0]}.rs{m[len(m.split('::')[0]):]}", m,
-                  "--exact " + " ".join(names))
-                 for m, names in sorted(modules.items()) if not chosen or m.split("::")[0] in chosen]
+        units = []
+        for m, names in sorted(modules.items()):
+            suite, _, test = m.partition("::")
+            if not chosen or suite in chosen:
+                label = f"{os.path.dirname(src)}/{suite}.rs" + (f"::{test}" if test else "")
+                units.append((label, m, "--exact " + " ".join(names)))
     for label, name, args in units:
         key = f"{os.path.relpath(folder)}/{label}"
         solo = test and name in alone

@@ -123,8 +123,7 @@ impl Query {
 /// A cluster's reader: one keep-alive connection and the discovered resources, both made on
 /// first use and kept.
 pub struct ApiReads {
-    /// None: the kubeconfig is not of a form read here (no bearer token); kubectl reads.
-    credentials: Option<Credentials>,
+    credentials: Credentials,
     runtime: tokio::runtime::Runtime,
     state: Mutex<State>,
 }
@@ -136,7 +135,7 @@ struct State {
 }
 
 impl ApiReads {
-    pub fn new(credentials: Option<Credentials>) -> ApiReads {
+    pub fn new(credentials: Credentials) -> ApiReads {
         ApiReads {
             credentials,
             runtime: tokio::runtime::Builder::new_current_thread()
@@ -151,7 +150,6 @@ impl ApiReads {
     /// as a failing kubectl would, when the server refuses a read.
     pub fn get_json(&self, args: &[&str]) -> Result<Value, Unsupported> {
         let query = Query::parse(args)?;
-        self.credentials.as_ref().ok_or(Unsupported)?;
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let namespace = if query.all_namespaces {
             None
@@ -271,9 +269,7 @@ impl ApiReads {
     /// GET `path` as JSON over the kept connection, connecting (again) when there is none or
     /// it broke.
     fn try_read(&self, state: &mut State, path: &str) -> Result<Value, String> {
-        let Some(credentials) = &self.credentials else {
-            return Err("no credentials".to_string());
-        };
+        let credentials = &self.credentials;
         let token = credentials.token.as_str();
         let headers = [("accept", "application/json")];
         let mut last = String::new();

@@ -119,33 +119,30 @@ fn remembered(program: &Path) -> Option<(PathBuf, String)> {
     Some((path, key))
 }
 
+/// How a record names each product.
+const PRODUCT_NAMES: [(Product, &str); 2] =
+    [(Product::Terraform, "terraform"), (Product::OpenTofu, "opentofu")];
+
 fn recall(path: &Path, key: &str) -> Option<(Product, String)> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut lines = text.lines();
     if lines.next()? != key {
         return None;
     }
-    let product = match lines.next()? {
-        "terraform" => Product::Terraform,
-        "opentofu" => Product::OpenTofu,
-        _ => return None,
-    };
-    Some((product, lines.next()?.to_string()))
+    let name = lines.next()?;
+    let (product, _) = PRODUCT_NAMES.iter().find(|(_, n)| *n == name)?;
+    Some((*product, lines.next()?.to_string()))
 }
 
 /// Best effort: a test process that cannot write the record asks again next time.
 fn remember(path: &Path, key: &str, info: &EngineInfo) {
-    let product = match info.product {
-        Product::Terraform => "terraform",
-        Product::OpenTofu => "opentofu",
-    };
-    let Some(folder) = path.parent() else { return };
-    if std::fs::create_dir_all(folder).is_err() {
+    let Some((_, name)) = PRODUCT_NAMES.iter().find(|(p, _)| *p == info.product) else {
         return;
-    }
-    let tmp = folder.join(format!(".{}.tmp", std::process::id()));
-    if std::fs::write(&tmp, format!("{key}\n{product}\n{}\n", info.version)).is_ok() {
-        let _ = std::fs::rename(&tmp, path);
+    };
+    if let Some(folder) = path.parent()
+        && std::fs::create_dir_all(folder).is_ok()
+    {
+        let _ = mirror::write_atomic(path, format!("{key}\n{name}\n{}\n", info.version).as_bytes());
     }
 }
 

@@ -91,29 +91,16 @@ impl Type {
     }
 
     fn write_json(&self, out: &mut Vec<u8>) {
-        let composite = |out: &mut Vec<u8>, kind: &str| {
-            out.extend_from_slice(b"[\"");
-            out.extend_from_slice(kind.as_bytes());
-            out.extend_from_slice(b"\",");
-        };
         match self {
             Type::String => out.extend_from_slice(b"\"string\""),
             Type::Number => out.extend_from_slice(b"\"number\""),
             Type::Bool => out.extend_from_slice(b"\"bool\""),
             Type::Dynamic => out.extend_from_slice(b"\"dynamic\""),
-            Type::List(e) | Type::Set(e) | Type::Map(e) => {
-                let kind = match self {
-                    Type::List(_) => "list",
-                    Type::Set(_) => "set",
-                    _ => "map",
-                };
-                composite(out, kind);
-                e.write_json(out);
-                out.push(b']');
-            }
+            Type::List(e) => write_collection(out, "list", e),
+            Type::Set(e) => write_collection(out, "set", e),
+            Type::Map(e) => write_collection(out, "map", e),
             Type::Object(attrs) => {
-                composite(out, "object");
-                out.push(b'{');
+                out.extend_from_slice(b"[\"object\",{");
                 for (i, (name, t)) in attrs.iter().enumerate() {
                     if i > 0 {
                         out.push(b',');
@@ -125,8 +112,7 @@ impl Type {
                 out.extend_from_slice(b"}]");
             }
             Type::Tuple(elems) => {
-                composite(out, "tuple");
-                out.push(b'[');
+                out.extend_from_slice(b"[\"tuple\",[");
                 for (i, t) in elems.iter().enumerate() {
                     if i > 0 {
                         out.push(b',');
@@ -184,6 +170,15 @@ impl Type {
             .map_err(|_| TypeError(String::from_utf8_lossy(bytes).into_owned()))?;
         Type::from_json(&value)
     }
+}
+
+/// `["list",<element>]` and its kin.
+fn write_collection(out: &mut Vec<u8>, kind: &str, element: &Type) {
+    out.extend_from_slice(b"[\"");
+    out.extend_from_slice(kind.as_bytes());
+    out.extend_from_slice(b"\",");
+    element.write_json(out);
+    out.push(b']');
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The drop-in corpus (`acceptance/corpus/`): one configuration per hashicorp/kubernetes
 //! resource type, written the way hashicorp's documentation writes it, with the nested blocks
 //! real configurations use. All of them, each as a module, go through one life with the real
-//! engine (two lives: the cluster-wide hooks apart, [`CLUSTER_WIDE`]): apply, an empty plan, an import of every object whose state equals the state it
-//! replaces, an out-of-band delete of each file's own object that the next plan creates again,
+//! engine (two lives: the cluster-wide hooks apart, [`CLUSTER_WIDE`]): apply, an empty plan, an
+//! import of every object whose state equals the state it replaces, an out-of-band delete of each file's own object that the next plan creates again,
 //! an in-place update of each, and destroy, after which none is left. Every object carries the
 //! estate label, and the label never shows in a plan.
 
