@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use kube_test_server::{Options, TestServer};
 
-use crate::api_reads::ApiReads;
+use crate::api_calls::ApiCalls;
 use crate::engine::{EngineOutput, run_command};
 use crate::paths;
 use crate::requests::{self, RequestCounts};
@@ -34,9 +34,10 @@ pub struct Cluster {
     kubeconfig: PathBuf,
     /// Holds the kubeconfig files written for the test server.
     dir: tempfile::TempDir,
-    /// [`Cluster::get_json`]'s reads, as the admin, made on first use; None when the admin
-    /// kubeconfig has no bearer token (client certificates, an exec plugin): kubectl reads.
-    reads: OnceLock<Option<ApiReads>>,
+    /// The admin's kubectl calls made without kubectl ([`crate::api_calls`]), set up on first
+    /// use; None when the admin kubeconfig has no bearer token (client certificates, an exec
+    /// plugin): kubectl makes them all.
+    calls: OnceLock<Option<ApiCalls>>,
 }
 
 impl Cluster {
@@ -50,7 +51,7 @@ impl Cluster {
                 server: None,
                 kubeconfig: PathBuf::from(path),
                 dir,
-                reads: OnceLock::new(),
+                calls: OnceLock::new(),
             },
             _ => {
                 let users = TEST_USERS
@@ -76,7 +77,7 @@ impl Cluster {
                     server: Some(server),
                     kubeconfig,
                     dir,
-                    reads: OnceLock::new(),
+                    calls: OnceLock::new(),
                 }
             }
         }
@@ -89,7 +90,7 @@ impl Cluster {
             server: None,
             kubeconfig: kubeconfig.to_path_buf(),
             dir: tempfile::tempdir().expect("a temporary folder for kubeconfigs"),
-            reads: OnceLock::new(),
+            calls: OnceLock::new(),
         }
     }
 
@@ -185,21 +186,11 @@ impl Cluster {
     }
 
     /// `kubectl get <args> -o json`, parsed; panics when kubectl fails. The plain forms are read
-    /// from the API server directly, as kubectl would ([`crate::api_reads`]), without the cost
+    /// from the API server directly, as kubectl would ([`crate::api_calls`]), without the cost
     /// of starting kubectl; the others run it.
     pub fn get_json(&self, args: &[&str]) -> serde_json::Value {
-        let reads = self
-            .reads
-            .get_or_init(|| self.try_credentials().map(ApiReads::new));
-        if let Some(reads) = reads {
-            let read = {
-                // Not while another test counts the requests it makes (see `requests`).
-                let _traffic = requests::shared();
-                reads.get_json(args)
-            };
-            if let Ok(value) = read {
-                return value;
-            }
+        if let Some(Ok(value)) = self.calls().map(|calls| calls.get_json(args)) {
+            return value;
         }
         let mut all = vec!["get"];
         all.extend_from_slice(args);
@@ -207,6 +198,12 @@ impl Cluster {
         let out = self.kubectl_ok(&all);
         serde_json::from_str(&out.stdout)
             .unwrap_or_else(|e| panic!("kubectl {} printed no JSON ({e})", all.join(" ")))
+    }
+
+    fn calls(&self) -> Option<&ApiCalls> {
+        self.calls
+            .get_or_init(|| self.try_credentials().map(ApiCalls::new))
+            .as_ref()
     }
 
     /// Requests the API server has answered so far, from its `/metrics` (see [`crate::requests`]).
@@ -226,7 +223,24 @@ impl Cluster {
         })
     }
 
+    /// The kubectl program itself as the admin, even for a call [`Cluster::kubectl`] makes
+    /// without it: to hold the two against each other.
+    pub fn kubectl_program(&self, args: &[&str]) -> EngineOutput {
+        self.run_kubectl(&self.kubeconfig, args)
+    }
+
+    /// kubectl as the identity `kubeconfig` holds; the admin's commonest calls are made
+    /// without starting kubectl ([`crate::api_calls`]).
     fn kubectl_with(&self, kubeconfig: &Path, args: &[&str]) -> EngineOutput {
+        if kubeconfig == self.kubeconfig
+            && let Some(Ok(out)) = self.calls().map(|calls| calls.kubectl(args))
+        {
+            return out;
+        }
+        self.run_kubectl(kubeconfig, args)
+    }
+
+    fn run_kubectl(&self, kubeconfig: &Path, args: &[&str]) -> EngineOutput {
         let mut command = Command::new(paths::tool("kubectl"));
         command.arg("--kubeconfig").arg(kubeconfig);
         // kubectl keeps its discovery cache per server address, in ~/.kube/cache unless told

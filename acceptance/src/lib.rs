@@ -2,7 +2,7 @@
 //! run against (a real one from `KUBECONFIG`, else the in-memory test server), and the provider
 //! mirror the engine installs the providers from.
 
-mod api_reads;
+mod api_calls;
 pub mod beyond;
 pub mod build;
 pub mod cluster;
