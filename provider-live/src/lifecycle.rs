@@ -349,7 +349,8 @@ fn refused(e: ApiError, fields: Option<&'static [Field]>) -> Diagnostics {
 /// The object at `target` when it already is what applying `body` as `manager` would make of it:
 /// a write whose answer was lost, and whose repetition the server refused because the object
 /// had moved since its precondition, landed. Asked of the server with a dry run, which
-/// defaults and normalizes as the write did.
+/// defaults and normalizes as the write did; `None` too when the object moves again before the
+/// dry run (on a real cluster a new Deployment's controller writes its status meanwhile).
 async fn landed(
     client: &Client,
     target: &Target,
@@ -364,7 +365,13 @@ async fn landed(
         name: manager.name,
         force: manager.force && precondition.is_some(),
     };
-    let would = objects::apply_dry_run(client, target, body, &manager, precondition.as_ref()).await?;
+    let would = match objects::apply_dry_run(client, target, body, &manager, precondition.as_ref()).await {
+        Ok(would) => would,
+        // It moved again since this read (a controller writing its status): no telling yet,
+        // and the guard's next attempt reads it afresh.
+        Err(e) if moved(&e, false) => return Ok(None),
+        Err(e) => return Err(e),
+    };
     Ok((comparable(&would) == comparable(&live)).then_some(live))
 }
 
