@@ -70,7 +70,9 @@ resource "kubernetes_service_v1" "web" {
       name        = "http"
       port        = 8080
       target_port = 8080
-      node_port   = 30917
+      # In the static band (the lowest 86 ports of the default range), which the API server
+      # hands out last: on a shared cluster no Service given a port takes this one first.
+      node_port   = 30080
     }
   }
 }

@@ -15,6 +15,11 @@ use crate::Cluster;
 /// The range a kube-apiserver allocates node ports from by default.
 const RANGE: std::ops::RangeInclusive<i64> = 30000..=32767;
 
+/// The range's static band (its lowest 86 ports, for a range of 2,768): the server allocates
+/// from it only when the rest is taken, so configurations fix ports there (the corpus's
+/// NodePort Service), and a recording's port is moved out of it.
+const STATIC_BAND: std::ops::RangeInclusive<i64> = 30000..=30085;
+
 /// Each node-port field: the configuration's attribute and the Service's field.
 const FIELDS: [(&str, &str); 2] = [
     ("node_port", "nodePort"),
@@ -112,8 +117,8 @@ fn used_ports(cluster: &Cluster) -> BTreeSet<i64> {
     used
 }
 
-/// A free port for each of `wanted`, none in `used`, from a start that differs run by run (so
-/// runs beside each other rarely reach for the same one).
+/// A free port for each of `wanted`, none in `used` nor in the static band, from a start that
+/// differs run by run (so runs beside each other rarely reach for the same one).
 fn free_ports(used: &BTreeSet<i64>, wanted: &BTreeSet<i64>) -> BTreeMap<i64, i64> {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -123,7 +128,7 @@ fn free_ports(used: &BTreeSet<i64>, wanted: &BTreeSet<i64>) -> BTreeMap<i64, i64
     let seed = ((nanos / 1000) as i64 + i64::from(std::process::id()) * 7919).rem_euclid(span);
     let mut free = (0..span)
         .map(|i| RANGE.start() + (seed + i * 101).rem_euclid(span))
-        .filter(|p| !used.contains(p));
+        .filter(|p| !used.contains(p) && !STATIC_BAND.contains(p));
     wanted
         .iter()
         .map(|&port| (port, free.next().expect("a free node port")))
@@ -184,11 +189,19 @@ mod tests {
 
     #[test]
     fn free_ports_avoid_the_used_ones_and_each_other() {
-        let used: BTreeSet<i64> = RANGE.clone().filter(|p| p % 3 != 0).collect();
+        // Free: the static band, and every hundredth port above it.
+        let used: BTreeSet<i64> = RANGE
+            .clone()
+            .filter(|p| !STATIC_BAND.contains(p) && p % 100 != 0)
+            .collect();
         let ports = free_ports(&used, &BTreeSet::from([1, 2, 3]));
         let distinct: BTreeSet<i64> = ports.values().copied().collect();
         assert_eq!(distinct.len(), 3);
         assert!(distinct.iter().all(|p| RANGE.contains(p) && !used.contains(p)));
+        assert!(
+            distinct.iter().all(|p| p % 100 == 0),
+            "none from the static band: {distinct:?}"
+        );
     }
 
     #[test]
