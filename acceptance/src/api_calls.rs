@@ -145,6 +145,11 @@ impl Query {
         query.single = named && query.targets.len() == 1;
         Ok(query)
     }
+
+    /// The namespace asked about: `-n`'s, else `default`; none for `-A`.
+    fn scope(&self) -> Option<String> {
+        (!self.all_namespaces).then(|| self.namespace.clone().unwrap_or_else(|| "default".to_string()))
+    }
 }
 
 /// The flags of a `get` or `delete` answered here, taken out of its arguments.
@@ -254,23 +259,15 @@ impl ApiCalls {
     /// `ignore_not_found`, else an error line.
     fn find(&self, query: &Query, ignore_not_found: bool) -> Result<Found, Unsupported> {
         let mut state = self.lock();
-        let namespace = if query.all_namespaces {
-            None
-        } else {
-            Some(query.namespace.clone().unwrap_or_else(|| "default".to_string()))
-        };
-        let resources = query
-            .targets
-            .iter()
-            .map(|(written, name)| Ok((self.resolve(&mut state, written)?, name)))
-            .collect::<Result<Vec<_>, Unsupported>>()?;
+        let namespace = query.scope();
+        let resources = self.resolve_targets(&mut state, query)?;
         let mut found = Found {
             items: Vec::new(),
             errors: Vec::new(),
         };
         for (resource, name) in resources {
             let mut path = resource.collection(namespace.as_deref());
-            match name {
+            match &name {
                 Some(name) => path = format!("{path}/{name}"),
                 None => {
                     if let Some(selector) = &query.selector {
@@ -339,21 +336,13 @@ impl ApiCalls {
         if flags.json || !named || query.selector.is_some() || query.all_namespaces || query.managed_fields {
             return Err(Unsupported);
         }
-        let namespace = query.namespace.clone().unwrap_or_else(|| "default".to_string());
+        let namespace = query.scope().unwrap_or_default();
         let mut state = self.lock();
-        let resources = query
-            .targets
-            .iter()
-            .map(|(written, name)| {
-                Ok((
-                    self.resolve(&mut state, written)?,
-                    name.clone().unwrap_or_default(),
-                ))
-            })
-            .collect::<Result<Vec<_>, Unsupported>>()?;
+        let resources = self.resolve_targets(&mut state, &query)?;
         let options = r#"{"propagationPolicy":"Background"}"#.to_string();
         let (mut stdout, mut errors, mut deleted) = (String::new(), Vec::new(), Vec::new());
         for (resource, name) in resources {
+            let Some(name) = name else { continue }; // every target is named (checked above)
             let path = format!("{}/{name}", resource.collection(Some(&namespace)));
             match self.call(&mut state, "DELETE", &path, Some(options.clone())) {
                 Ok((200 | 202, body)) => {
@@ -398,6 +387,19 @@ impl ApiCalls {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// Each of `query`'s targets with the resource its written name resolves to.
+    fn resolve_targets(
+        &self,
+        state: &mut State,
+        query: &Query,
+    ) -> Result<Vec<(Resource, Option<String>)>, Unsupported> {
+        query
+            .targets
+            .iter()
+            .map(|(written, name)| Ok((self.resolve(state, written)?, name.clone())))
+            .collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

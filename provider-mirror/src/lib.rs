@@ -285,10 +285,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MirrorError> {
 mod tests {
     use super::*;
 
-    /// Every address under both hosts, each archive holding its binary under the address's own
-    /// name: `choudoufu/kubectl` is provider-live's bytes as `terraform-provider-kubectl_v...`.
-    #[test]
-    fn every_address_is_packed_from_its_binary_under_both_hosts() {
+    /// A release folder holding both binaries, each `the <name> binary`.
+    fn release_folder() -> tempfile::TempDir {
         let release = tempfile::tempdir().expect("a release folder");
         for binary in ["live", "records"] {
             fs::write(
@@ -297,6 +295,14 @@ mod tests {
             )
             .expect("write a binary");
         }
+        release
+    }
+
+    /// Every address under both hosts, each archive holding its binary under the address's own
+    /// name: `choudoufu/kubectl` is provider-live's bytes as `terraform-provider-kubectl_v...`.
+    #[test]
+    fn every_address_is_packed_from_its_binary_under_both_hosts() {
+        let release = release_folder();
         let dist = tempfile::tempdir().expect("a dist folder");
         package(release.path(), dist.path()).expect("package");
         let mirror = dist.path().join("mirror");
@@ -357,14 +363,7 @@ mod tests {
     /// every file in it.
     #[test]
     fn the_unpacked_layout_laid_out_twice_holds_only_the_executables() {
-        let release = tempfile::tempdir().expect("a release folder");
-        for binary in ["live", "records"] {
-            fs::write(
-                release.path().join(format!("terraform-provider-{binary}")),
-                binary,
-            )
-            .expect("write a binary");
-        }
+        let release = release_folder();
         let dist = tempfile::tempdir().expect("a dist folder");
         unpacked::lay_out(release.path(), dist.path()).expect("lay out");
         unpacked::lay_out(release.path(), dist.path()).expect("lay out again");
