@@ -27,6 +27,11 @@ pub struct Sizes {
 /// a name before either has created it.
 const LATENCY: Duration = Duration::from_millis(300);
 
+/// How long two states of one estate wait, once both applies have begun, before either writes:
+/// long enough that every object either creates was created at least two whole seconds after
+/// the other began, which the guard tells from a stopped run's leftovers.
+const TWO_STATES_HOLD: Duration = Duration::from_secs(3);
+
 /// An estate's ConfigMaps in `ns`: `shared` (a set of `shared-<i>` names), `own-<estate>-<i>`
 /// and `gen-<estate>-…`, each recording in `data.estate` which estate wrote it.
 pub fn config(estate: &str, ns: &str, shared: &BTreeSet<String>, sizes: Sizes) -> String {
@@ -111,7 +116,7 @@ pub struct Neighbours<'a> {
     pub dirs: [LiveDir; 2],
     pub shared: BTreeSet<String>,
     pub sizes: Sizes,
-    _proxy: FaultProxy,
+    proxy: FaultProxy,
     _folder: tempfile::TempDir,
 }
 
@@ -149,31 +154,44 @@ impl<'a> Neighbours<'a> {
             dirs,
             shared,
             sizes,
-            _proxy: proxy,
+            proxy,
             _folder: folder,
         }
     }
 
-    /// Both sides apply at the same time; their outputs.
+    /// Both sides apply at the same time; their outputs (a side whose plan failed: the plan's).
     ///
-    /// Each side saves its plan and waits for the other's before applying it, so both plans see
-    /// the cluster before either side created anything. Without that wait, a loaded machine can
-    /// start one side's plan after the other's creates, and that plan rightly adopts them.
+    /// Each side saves its plan, and both plans are made before either side applies, so both see
+    /// the cluster before either side created anything. Without that, a loaded machine can start
+    /// one side's plan after the other's creates, and that plan rightly adopts them. Two states of
+    /// one estate also have their writes held for [`TWO_STATES_HOLD`] once both applies have
+    /// begun: an object created in the second an apply began, or the next, counts as a stopped
+    /// run's leftover (creation times have whole seconds), and adopting it is right then.
     pub fn apply_both(&self) -> [EngineOutput; 2] {
-        let planned = std::sync::Barrier::new(2);
+        let plans =
+            self.on_both(|_, dir| dir.run(&["plan", "-input=false", "-parallelism=10", "-out=both.tfplan"]));
+        if self.estates[0] == self.estates[1] {
+            self.proxy.hold_writes_for(TWO_STATES_HOLD);
+        }
+        let applies = self.on_both(|i, dir| {
+            plans[i]
+                .success()
+                .then(|| dir.run(&["apply", "-input=false", "-parallelism=10", "both.tfplan"]))
+        });
+        let [plan0, plan1] = plans;
+        let [apply0, apply1] = applies;
+        [apply0.unwrap_or(plan0), apply1.unwrap_or(plan1)]
+    }
+
+    /// `run` on both sides' folders at once (with the side's index).
+    fn on_both<T: Send>(&self, run: impl Fn(usize, &LiveDir) -> T + Sync) -> [T; 2] {
         std::thread::scope(|s| {
-            let runs = self.dirs.each_ref().map(|dir| {
-                let planned = &planned;
-                s.spawn(move || {
-                    let plan = dir.run(&["plan", "-input=false", "-parallelism=10", "-out=both.tfplan"]);
-                    planned.wait();
-                    if !plan.success() {
-                        return plan;
-                    }
-                    dir.run(&["apply", "-input=false", "-parallelism=10", "both.tfplan"])
-                })
+            let run = &run;
+            let runs = [0, 1].map(|i| {
+                let dir = &self.dirs[i];
+                s.spawn(move || run(i, dir))
             });
-            runs.map(|r| r.join().expect("an apply"))
+            runs.map(|r| r.join().expect("an engine run"))
         })
     }
 

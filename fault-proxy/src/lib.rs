@@ -190,6 +190,8 @@ struct Shared {
     down: watch::Sender<bool>,
     /// `down_after_write_holding` went down already.
     written_down: std::sync::atomic::AtomicBool,
+    /// Writes wait until then ([`FaultProxy::hold_writes_for`]).
+    writes_held_until: Mutex<Option<std::time::Instant>>,
 }
 
 /// A running proxy; dropping it stops it.
@@ -226,6 +228,7 @@ impl FaultProxy {
             generated: Mutex::new(0),
             down: watch::channel(false).0,
             written_down: std::sync::atomic::AtomicBool::new(false),
+            writes_held_until: Mutex::new(None),
         });
         let listener = runtime
             .block_on(TcpListener::bind("127.0.0.1:0"))
@@ -283,6 +286,12 @@ impl FaultProxy {
         });
         self.shared.down.send_replace(false);
         self.serve(listener);
+    }
+
+    /// Every write from now on waits until `hold` has passed before it is forwarded; reads
+    /// go on as before.
+    pub fn hold_writes_for(&self, hold: Duration) {
+        *self.shared.writes_held_until.lock().expect("hold lock") = Some(std::time::Instant::now() + hold);
     }
 
     /// Whether the proxy is down.
@@ -447,6 +456,12 @@ async fn handle(
             .plan
             .down_after_write_holding
             .is_some_and(|text| body.windows(text.len()).any(|w| w == text.as_bytes()));
+    let held = write
+        .then(|| *shared.writes_held_until.lock().expect("hold lock"))
+        .flatten();
+    if let Some(until) = held {
+        tokio::time::sleep_until(until.into()).await;
+    }
     tokio::time::sleep(latency).await;
     let answer = forward(&shared.upstream, parts, body).await;
     let mut fault = fault;
