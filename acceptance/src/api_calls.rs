@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use kube_test_server::Client;
 use serde_json::{Value, json};
 
-use crate::cluster::Credentials;
+use crate::credentials::Credentials;
 use crate::engine::EngineOutput;
 use crate::requests;
 

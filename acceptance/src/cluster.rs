@@ -11,6 +11,7 @@ use std::time::Duration;
 use kube_test_server::{Options, TestServer};
 
 use crate::api_calls::ApiCalls;
+pub use crate::credentials::Credentials;
 use crate::engine::{EngineOutput, run_command};
 use crate::paths;
 use crate::requests::{self, RequestCounts};
@@ -20,13 +21,6 @@ const TEST_USERS: [(&str, &str); 2] = [("app-planner", "tofu-planners"), ("restr
 
 /// How long one kubectl call may take.
 const KUBECTL_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// How to reach a cluster without a kubeconfig ([`Cluster::credentials`]).
-pub struct Credentials {
-    pub server: String,
-    pub ca_pem: String,
-    pub token: String,
-}
 
 pub struct Cluster {
     /// The in-memory server, when no real cluster was given; dropping it stops it.
@@ -103,40 +97,8 @@ impl Cluster {
     /// server's URL, its CA certificate (PEM) and the admin's bearer token, read from the
     /// current context of the admin kubeconfig.
     pub fn credentials(&self) -> Credentials {
-        self.try_credentials()
+        Credentials::of_kubeconfig(&self.kubeconfig)
             .expect("the admin kubeconfig names a server, its CA certificate and a bearer token")
-    }
-
-    /// [`Cluster::credentials`], `None` when the kubeconfig does not hold them in that form
-    /// (client certificates, an exec plugin).
-    fn try_credentials(&self) -> Option<Credentials> {
-        let text = std::fs::read_to_string(&self.kubeconfig).ok()?;
-        let config: serde_json::Value = serde_yaml::from_str(&text).ok()?;
-        let named = |list: &str, name: &serde_json::Value| {
-            config[list]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|entry| entry["name"] == *name)
-                .cloned()
-                .unwrap_or_default()
-        };
-        let context = named("contexts", &config["current-context"]);
-        let cluster = &named("clusters", &context["context"]["cluster"])["cluster"];
-        let user = &named("users", &context["context"]["user"])["user"];
-        let ca_pem = match cluster["certificate-authority-data"].as_str() {
-            Some(data) => {
-                use base64::Engine as _;
-                let bytes = base64::engine::general_purpose::STANDARD.decode(data).ok()?;
-                String::from_utf8(bytes).ok()?
-            }
-            None => std::fs::read_to_string(cluster["certificate-authority"].as_str()?).ok()?,
-        };
-        Some(Credentials {
-            server: cluster["server"].as_str()?.to_string(),
-            ca_pem,
-            token: user["token"].as_str()?.to_string(),
-        })
     }
 
     /// A kubeconfig whose identity is `user`. On a real cluster a kubeconfig cannot impersonate,
@@ -202,7 +164,7 @@ impl Cluster {
 
     fn calls(&self) -> Option<&ApiCalls> {
         self.calls
-            .get_or_init(|| self.try_credentials().map(ApiCalls::new))
+            .get_or_init(|| Credentials::of_kubeconfig(&self.kubeconfig).map(ApiCalls::new))
             .as_ref()
     }
 

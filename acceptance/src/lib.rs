@@ -7,6 +7,7 @@ pub mod beyond;
 pub mod build;
 pub mod cluster;
 pub mod corpus;
+mod credentials;
 pub mod differential;
 pub mod engine;
 pub mod engine_info;
