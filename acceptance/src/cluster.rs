@@ -148,7 +148,7 @@ impl Cluster {
     }
 
     /// `kubectl get <args> -o json`, parsed; panics when kubectl fails. The plain forms are read
-    /// from the API server directly, as kubectl would ([`crate::api_calls`]), without the cost
+    /// from the API server directly, as kubectl would (module `api_calls`), without the cost
     /// of starting kubectl; the others run it.
     pub fn get_json(&self, args: &[&str]) -> serde_json::Value {
         if let Some(Ok(value)) = self.calls().map(|calls| calls.get_json(args)) {

@@ -52,7 +52,7 @@ impl EngineInfo {
         format!("{product} v{}", self.version)
     }
 
-    /// What `program` is: [`EngineInfo::ask`]ed once per build of it, then remembered in the
+    /// What `program` is: asked once per build of it, then remembered in the
     /// target folder, since every test process asks and each answer costs two engine runs.
     pub fn of(program: PathBuf) -> EngineInfo {
         let record = remembered(&program);

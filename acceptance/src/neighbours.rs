@@ -164,7 +164,7 @@ impl<'a> Neighbours<'a> {
     /// Each side saves its plan, and both plans are made before either side applies, so both see
     /// the cluster before either side created anything. Without that, a loaded machine can start
     /// one side's plan after the other's creates, and that plan rightly adopts them. Two states of
-    /// one estate also have their writes held for [`TWO_STATES_HOLD`] once both applies have
+    /// one estate also have their writes held for `TWO_STATES_HOLD` once both applies have
     /// begun: an object created in the second an apply began, or the next, counts as a stopped
     /// run's leftover (creation times have whole seconds), and adopting it is right then.
     pub fn apply_both(&self) -> [EngineOutput; 2] {
